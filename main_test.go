@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"drape/assets"
+	"drape/sim"
+)
+
+// runCLI runs the command line in-process.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCLIErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("{\n  \"duration\": 1,\n  \"mesh\": {\"kind\": \"grid\", \"width\": -1, \"height\": 1, \"nx\": 1, \"ny\": 1}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syntax := filepath.Join(t.TempDir(), "syntax.json")
+	if err := os.WriteFile(syntax, []byte("{\n  \"duration\": 1,\n  oops\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string // substring of the single stderr line
+	}{
+		{[]string{"bogus"}, 2, `unknown command "bogus"`},
+		{[]string{"run", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"run", "--steps", "x"}, 2, `invalid value "x"`},
+		{[]string{"run", "--steps", "-1"}, 2, "--steps must be non-negative"},
+		{[]string{"run", "--every", "0"}, 2, "--every must be at least 1"},
+		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"run", "--scene", "nosuchscene"}, 1, `unknown scene "nosuchscene"`},
+		{[]string{"run", "--scene", "missing.json"}, 1, "missing.json"},
+		{[]string{"run", "--scene", bad}, 1, "mesh.width must be positive"},
+		{[]string{"run", "--scene", syntax}, 1, "line 3, column 3"},
+		{[]string{"bench", "--steps", "0"}, 2, "--steps must be at least 1"},
+		{[]string{"bench", "--scenes", " , "}, 2, "--scenes is empty"},
+		{[]string{"bench", "--scenes", "nosuchscene", "--steps", "1"}, 1, "unknown scene"},
+		{[]string{"view"}, 1, "the viewer is not built yet"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit code got=%v, want=%v (stderr %q)", c.args, code, c.code, stderr)
+		}
+		if !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "drape") {
+			t.Errorf("%v: stderr got=%q, want one line starting with drape and containing %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+func TestCLIUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"help"}, {"-h"}, {"--help"}} {
+		code, stdout, stderr := runCLI(args...)
+		if code != 0 || stderr != "" {
+			t.Errorf("%v: got code=%v stderr=%q, want 0 and nothing", args, code, stderr)
+		}
+		for _, c := range commands {
+			if !strings.Contains(stdout, "drape "+c.name) {
+				t.Errorf("%v: usage got=%q, want it to list %q", args, stdout, c.name)
+			}
+		}
+	}
+	code, stdout, _ := runCLI("run", "-h")
+	if code != 0 || !strings.Contains(stdout, "-stats") {
+		t.Errorf("run -h: got code=%v stdout=%q, want 0 and the flags", code, stdout)
+	}
+}
+
+func TestCLIRun(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "f.json")
+	frames := filepath.Join(dir, "frames")
+	code, stdout, stderr := runCLI("run", "--scene", "hanging", "--steps", "20", "--stats", stats, "--out", frames, "--every", "10")
+	if code != 0 || stderr != "" {
+		t.Fatalf("got code=%v stderr=%q, want 0", code, stderr)
+	}
+	if !strings.Contains(stdout, "hanging: 20 steps") || !strings.Contains(stdout, "step 20/20 (100%)") {
+		t.Errorf("stdout got=%q, want progress lines and the summary", stdout)
+	}
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("stats are not JSON: %v\n%s", err, data)
+	}
+	for _, k := range []string{"steps", "dt", "vertices", "triangles", "ms_per_step_mean", "ms_per_step_median", "pcg_iterations_mean", "total_mass", "max_speed", "finite"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("stats: key %q missing in %s", k, data)
+		}
+	}
+	for _, c := range []struct {
+		key  string
+		want any
+	}{{"steps", 20.0}, {"dt", 0.005}, {"vertices", 961.0}, {"triangles", 1800.0}, {"finite", true}} {
+		if got[c.key] != c.want {
+			t.Errorf("stats %s got=%v, want=%v", c.key, got[c.key], c.want)
+		}
+	}
+	if m, ok := got["total_mass"].(float64); !ok || m <= 0 {
+		t.Errorf("stats total_mass got=%v, want a positive number", got["total_mass"])
+	}
+	entries, err := os.ReadDir(frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got, want := strings.Join(names, ","), "frame_000000.obj,frame_000010.obj,frame_000020.obj"; got != want {
+		t.Errorf("frames got=%v, want=%v", got, want)
+	}
+	first, err := sim.LoadOBJ(filepath.Join(frames, "frame_000000.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := sim.LoadOBJ(filepath.Join(frames, "frame_000020.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.NumVerts() != 961 || last.NumTris() != 1800 {
+		t.Errorf("frames: got %d vertices, %d triangles, want 961, 1800", first.NumVerts(), last.NumTris())
+	}
+	// The sheet falls: the lowest point of the last frame is below the first's.
+	lo0, _ := first.Bounds()
+	lo1, _ := last.Bounds()
+	if !(lo1.Y < lo0.Y) {
+		t.Errorf("lowest y got=%v after 20 steps, want below the initial %v", lo1.Y, lo0.Y)
+	}
+	// Material coordinates survive the round trip unscaled.
+	if _, hi := restExtent(last); hi != (sim.Vec2{X: 1, Y: 1}) {
+		t.Errorf("frame material extent got=%v, want {1 1}", hi)
+	}
+}
+
+func restExtent(m *sim.Mesh) (lo, hi sim.Vec2) {
+	for i, r := range m.Rest {
+		if i == 0 || r.X < lo.X || r.Y < lo.Y {
+			lo = sim.Vec2{X: min(lo.X, r.X), Y: min(lo.Y, r.Y)}
+		}
+		hi = sim.Vec2{X: max(hi.X, r.X), Y: max(hi.Y, r.Y)}
+	}
+	return lo, hi
+}
+
+func TestCLIBench(t *testing.T) {
+	code, stdout, stderr := runCLI("bench", "--scenes", "hanging", "--steps", "3", "--warmup", "1")
+	if code != 0 || stderr != "" {
+		t.Fatalf("got code=%v stderr=%q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "| hanging | 1800 | 961 | ") {
+		t.Errorf("table got=%q, want a header, a rule and one hanging row", stdout)
+	}
+}
+
+func TestRecorderSummary(t *testing.T) {
+	for _, c := range []struct {
+		ms                   []int
+		iters                []int
+		mean, median, itMean float64
+	}{
+		{nil, nil, 0, 0, 0},
+		{[]int{3}, []int{10}, 3, 3, 10},
+		{[]int{1, 2, 9}, []int{1, 2, 3}, 4, 2, 2},
+		{[]int{4, 1, 2, 9}, []int{0, 0, 0, 4}, 4, 3, 1},
+	} {
+		var r recorder
+		for i, ms := range c.ms {
+			r.add(time.Duration(ms)*time.Millisecond, sim.StepStats{Iterations: c.iters[i]})
+		}
+		mean, median, it := r.summary()
+		if mean != c.mean || median != c.median || it != c.itMean {
+			t.Errorf("%v: got=(%v, %v, %v), want=(%v, %v, %v)", c.ms, mean, median, it, c.mean, c.median, c.itMean)
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := &lineProgress{w: &b}
+	for i := 0; i <= 200; i++ {
+		p.update(i, 200)
+	}
+	if got := strings.Count(b.String(), "\n"); got != 10 {
+		t.Errorf("line progress lines got=%v, want=10:\n%s", got, b.String())
+	}
+	b.Reset()
+	bar := &barProgress{w: &b, last: -1}
+	bar.update(0, 4)
+	bar.update(2, 4)
+	bar.done()
+	if got, want := b.String(), "\r["+strings.Repeat(".", 40)+"]   0% step 0/4\r["+strings.Repeat("#", 20)+strings.Repeat(".", 20)+"]  50% step 2/4\n"; got != want {
+		t.Errorf("bar got=%q, want=%q", got, want)
+	}
+}
+
+func TestEmbeddedScenes(t *testing.T) {
+	names := sim.SceneNames(assets.Scenes)
+	if got, want := strings.Join(names, ","), "curtain,hanging,hanging-irregular"; got != want {
+		t.Errorf("embedded scenes got=%v, want=%v", got, want)
+	}
+	for _, n := range names {
+		if _, err := sim.LoadScene(assets.Scenes, n); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
+
+// fakeStepper fails with failErr at step failAt.
+type fakeStepper struct {
+	n, failAt int
+	failErr   error
+}
+
+func (f *fakeStepper) Step() (sim.StepStats, error) {
+	f.n++
+	if f.n == f.failAt {
+		return sim.StepStats{}, fmt.Errorf("residual blew up: %w", f.failErr)
+	}
+	return sim.StepStats{Iterations: 7}, nil
+}
+
+func TestStepLoop(t *testing.T) {
+	// A synthetic clock: every call advances 2 ms.
+	clock := time.Unix(0, 0)
+	now := func() time.Time { clock = clock.Add(2 * time.Millisecond); return clock }
+	for _, c := range []struct {
+		failAt, steps, done int
+		unstable            bool
+	}{
+		{0, 5, 5, false},
+		{3, 5, 2, true},
+		{1, 5, 0, true},
+	} {
+		var rec recorder
+		after := 0
+		done, err := stepLoop(&fakeStepper{failAt: c.failAt, failErr: sim.ErrUnstable}, c.steps, now, &rec, func(int) error { after++; return nil })
+		if done != c.done || after != c.done || len(rec.wall) != c.done {
+			t.Errorf("failAt=%d: done, after, recorded got=%d, %d, %d, want=%d", c.failAt, done, after, len(rec.wall), c.done)
+		}
+		if got := errors.Is(err, sim.ErrUnstable); got != c.unstable {
+			t.Errorf("failAt=%d: unstable got=%v, want=%v (err %v)", c.failAt, got, c.unstable, err)
+		}
+		if mean, _, it := rec.summary(); c.done > 0 && (mean != 2 || it != 7) {
+			t.Errorf("failAt=%d: mean ms, iterations got=%v, %v, want=2, 7", c.failAt, mean, it)
+		}
+	}
+	stop := errors.New("disk full")
+	done, err := stepLoop(&fakeStepper{}, 5, now, &recorder{}, func(i int) error {
+		if i == 2 {
+			return stop
+		}
+		return nil
+	})
+	if done != 2 || !errors.Is(err, stop) {
+		t.Errorf("after error: got done=%d err=%v, want 2 and %v", done, err, stop)
+	}
+}
+
+func TestStatsOfUnstable(t *testing.T) {
+	scene, err := sim.LoadScene(assets.Scenes, "hanging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scene.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		err    error
+		finite bool
+	}{
+		{nil, true},
+		{fmt.Errorf("step 3: %w", sim.ErrUnstable), false},
+		{errors.New("disk full"), true},
+	} {
+		st := statsOf("hanging", s, &recorder{}, c.err)
+		if st.Finite != c.finite {
+			t.Errorf("%v: finite got=%v, want=%v", c.err, st.Finite, c.finite)
+		}
+		if _, err := json.Marshal(st); err != nil {
+			t.Errorf("%v: stats do not encode: %v", c.err, err)
+		}
+	}
+	// Non-finite state encodes as null instead of failing.
+	s.Mesh.Vel[0] = sim.Vec3{X: math.NaN()}
+	st := statsOf("hanging", s, &recorder{}, nil)
+	data, err := json.Marshal(st)
+	if err != nil || st.Finite || !strings.Contains(string(data), `"max_speed":null`) {
+		t.Errorf("NaN velocity: got %s, err=%v, want finite=false and max_speed null", data, err)
+	}
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"drape/assets"
+	"drape/sim"
+)
+
+// This file holds the headless stepping loop shared by "drape run" and
+// "drape bench": timing, statistics, OBJ frames and progress output. It
+// stays in package main because it is about the command line (files,
+// terminals); the simulation itself knows nothing of it.
+
+// runOptions are the flags of "drape run".
+type runOptions struct {
+	scene    string // built-in scene name or scene file
+	steps    int    // 0: the scene's duration / dt
+	out      string // frame directory, "" for none
+	every    int    // frame interval, steps
+	stats    string // statistics file, "" for none
+	progress progress
+	now      func() time.Time // clock; nil means time.Now
+}
+
+// runStats is what --stats writes. Fields that can be non-finite after a
+// blow-up are pointers, written as null then (JSON has no NaN).
+type runStats struct {
+	Scene             string   `json:"scene"`
+	Steps             int      `json:"steps"` // steps completed
+	Dt                float64  `json:"dt"`    // s
+	Vertices          int      `json:"vertices"`
+	Triangles         int      `json:"triangles"`
+	MsPerStepMean     float64  `json:"ms_per_step_mean"`   // wall-clock ms
+	MsPerStepMedian   float64  `json:"ms_per_step_median"` // wall-clock ms
+	PCGIterationsMean float64  `json:"pcg_iterations_mean"`
+	TotalMass         *float64 `json:"total_mass"` // kg
+	MaxSpeed          *float64 `json:"max_speed"`  // m/s
+	Finite            bool     `json:"finite"`     // false if a step went unstable
+	Error             string   `json:"error,omitempty"`
+}
+
+// recorder collects per-step wall times and PCG iteration counts.
+type recorder struct {
+	wall  []time.Duration
+	iters []int
+}
+
+func (r *recorder) add(wall time.Duration, st sim.StepStats) {
+	r.wall = append(r.wall, wall)
+	r.iters = append(r.iters, st.Iterations)
+}
+
+// summary returns the mean and median wall time per step in ms and the
+// mean PCG iteration count; all zero when no step was recorded.
+func (r *recorder) summary() (mean, median, iters float64) {
+	n := len(r.wall)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	ms := make([]float64, n)
+	for i, w := range r.wall {
+		ms[i] = float64(w) / float64(time.Millisecond)
+		mean += ms[i]
+		iters += float64(r.iters[i])
+	}
+	sort.Float64s(ms)
+	median = ms[n/2]
+	if n%2 == 0 {
+		median = 0.5 * (ms[n/2-1] + ms[n/2])
+	}
+	return mean / float64(n), median, iters / float64(n)
+}
+
+// stepper is the part of *sim.Sim that stepLoop drives.
+type stepper interface {
+	Step() (sim.StepStats, error)
+}
+
+// stepLoop runs up to steps steps of s, timing each with now and
+// recording the successful ones, calling after(i) after step i (1-based).
+// It stops at the first error and returns the number of steps completed.
+func stepLoop(s stepper, steps int, now func() time.Time, rec *recorder, after func(i int) error) (int, error) {
+	for i := 1; i <= steps; i++ {
+		t0 := now()
+		st, err := s.Step()
+		if err != nil {
+			return i - 1, fmt.Errorf("step %d: %w", i, err)
+		}
+		rec.add(now().Sub(t0), st)
+		if err := after(i); err != nil {
+			return i, err
+		}
+	}
+	return steps, nil
+}
+
+// runScene implements "drape run".
+func runScene(o runOptions, stdout io.Writer) error {
+	if o.now == nil {
+		o.now = time.Now
+	}
+	scene, err := sim.LoadScene(assets.Scenes, o.scene)
+	if err != nil {
+		return err
+	}
+	s, err := scene.Build()
+	if err != nil {
+		return err
+	}
+	steps := o.steps
+	if steps == 0 {
+		steps = max(1, int(math.Round(scene.Duration/scene.Params.Dt)))
+	}
+	writeFrame := func(i int) error { return nil }
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("creating frame directory: %w", err)
+		}
+		writeFrame = func(i int) error {
+			if i%o.every != 0 {
+				return nil
+			}
+			return writeOBJFile(filepath.Join(o.out, fmt.Sprintf("frame_%06d.obj", i)), s.Mesh)
+		}
+		if err := writeFrame(0); err != nil {
+			return err
+		}
+	}
+	var rec recorder
+	if o.progress != nil {
+		o.progress.update(0, steps)
+	}
+	done, stepErr := stepLoop(s, steps, o.now, &rec, func(i int) error {
+		if o.progress != nil {
+			o.progress.update(i, steps)
+		}
+		return writeFrame(i)
+	})
+	if o.progress != nil {
+		o.progress.done()
+	}
+	st := statsOf(scene.Name, s, &rec, stepErr)
+	st.Steps = done
+	if o.stats != "" {
+		if err := writeJSONFile(o.stats, st); err != nil {
+			return errors.Join(stepErr, err)
+		}
+	}
+	fmt.Fprintln(stdout, summaryLine(st))
+	if stepErr != nil {
+		if errors.Is(stepErr, sim.ErrUnstable) {
+			return fmt.Errorf("scene %s became unstable at %w; try a smaller dt", scene.Name, stepErr)
+		}
+		return fmt.Errorf("scene %s: %w", scene.Name, stepErr)
+	}
+	return nil
+}
+
+// statsOf returns the statistics of a finished (or failed) run.
+func statsOf(name string, s *sim.Sim, rec *recorder, stepErr error) runStats {
+	mean, median, iters := rec.summary()
+	st := runStats{
+		Scene: name, Steps: len(rec.wall), Dt: s.Params().Dt,
+		Vertices: s.Mesh.NumVerts(), Triangles: s.Mesh.NumTris(),
+		MsPerStepMean: mean, MsPerStepMedian: median, PCGIterationsMean: iters,
+		TotalMass: finiteOrNil(s.TotalMass()), MaxSpeed: finiteOrNil(s.MaxSpeed()),
+		Finite: s.Finite() && !errors.Is(stepErr, sim.ErrUnstable),
+	}
+	if stepErr != nil {
+		st.Error = stepErr.Error()
+	}
+	return st
+}
+
+func finiteOrNil(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// summaryLine is the human summary printed at the end of a run.
+func summaryLine(st runStats) string {
+	speed := "not finite"
+	if st.MaxSpeed != nil {
+		speed = fmt.Sprintf("%.3g m/s", *st.MaxSpeed)
+	}
+	return fmt.Sprintf("%s: %d steps (%.3g s simulated), %d vertices, %d triangles: %.3g ms/step mean, %.3g median, %.1f PCG iterations mean; max speed %s",
+		st.Scene, st.Steps, float64(st.Steps)*st.Dt, st.Vertices, st.Triangles, st.MsPerStepMean, st.MsPerStepMedian, st.PCGIterationsMean, speed)
+}
+
+func writeOBJFile(path string, m *sim.Mesh) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing frame: %w", err)
+	}
+	if err := sim.WriteOBJ(f, m); err != nil {
+		f.Close()
+		return fmt.Errorf("writing frame %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing frame %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing statistics: %w", err)
+	}
+	return nil
+}
+
+// progress reports how many of total steps are done.
+type progress interface {
+	update(done, total int)
+	done()
+}
+
+// newProgress returns a redrawn bar when w is a terminal, periodic lines
+// (every 10 %) otherwise.
+func newProgress(w io.Writer) progress {
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return &barProgress{w: w, last: -1}
+		}
+	}
+	return &lineProgress{w: w}
+}
+
+// barProgress redraws one line with \r.
+type barProgress struct {
+	w    io.Writer
+	last int // last percentage drawn
+}
+
+func (p *barProgress) update(done, total int) {
+	pct := 100 * done / max(total, 1)
+	if pct == p.last && done != total {
+		return
+	}
+	p.last = pct
+	const width = 40
+	n := width * done / max(total, 1)
+	fmt.Fprintf(p.w, "\r[%s%s] %3d%% step %d/%d", strings.Repeat("#", n), strings.Repeat(".", width-n), pct, done, total)
+}
+
+func (p *barProgress) done() { fmt.Fprintln(p.w) }
+
+// lineProgress prints a line at every 10 %.
+type lineProgress struct {
+	w    io.Writer
+	last int // last decile printed
+}
+
+func (p *lineProgress) update(done, total int) {
+	if done == 0 {
+		return
+	}
+	dec := 10 * done / max(total, 1)
+	if dec == p.last {
+		return
+	}
+	p.last = dec
+	fmt.Fprintf(p.w, "step %d/%d (%d%%)\n", done, total, 100*done/max(total, 1))
+}
+
+func (p *lineProgress) done() {}
+
+// bench implements "drape bench": each scene at full resolution, warmup
+// untimed steps, then steps timed ones, as a markdown table.
+func bench(names []string, warmup, steps int, stdout io.Writer) error {
+	type row struct {
+		name       string
+		tris, vert int
+		rec        recorder
+		err        error
+	}
+	var rows []row
+	for _, n := range names {
+		scene, err := sim.LoadScene(assets.Scenes, n)
+		if err != nil {
+			return err
+		}
+		s, err := scene.Build()
+		if err != nil {
+			return err
+		}
+		r := row{name: scene.Name}
+		var warm recorder
+		_, r.err = stepLoop(s, warmup, time.Now, &warm, func(int) error { return nil })
+		if r.err == nil {
+			_, r.err = stepLoop(s, steps, time.Now, &r.rec, func(int) error { return nil })
+		}
+		r.tris, r.vert = s.Mesh.NumTris(), s.Mesh.NumVerts()
+		rows = append(rows, r)
+	}
+	fmt.Fprintln(stdout, "| scene | triangles | vertices | ms/step mean | ms/step median | PCG iterations mean |")
+	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|")
+	var errs []error
+	for _, r := range rows {
+		mean, median, iters := r.rec.summary()
+		fmt.Fprintf(stdout, "| %s | %d | %d | %.3f | %.3f | %.1f |\n", r.name, r.tris, r.vert, mean, median, iters)
+		if r.err != nil {
+			errs = append(errs, fmt.Errorf("scene %s: %w", r.name, r.err))
+		}
+	}
+	return errors.Join(errs...)
+}

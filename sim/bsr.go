@@ -1,0 +1,170 @@
+package sim
+
+import "sort"
+
+// blockSystem is the block-sparse (3×3 blocks) matrix of one mesh topology,
+// with the lists that let each step refill it in place by gathering
+// precomputed element blocks row by row, so assembly runs in parallel over
+// rows without locks and adds in a fixed order (deterministic).
+//
+// Row i and column j are vertex slots. Row i's blocks are
+// val[rowPtr[i]:rowPtr[i+1]] with block columns col[...] in increasing
+// order; diag[i] is the index of its diagonal block. The pattern holds a
+// block (i, j) when i and j share a face or an interior edge's bending
+// stencil. Free vertex slots have only a diagonal block.
+type blockSystem struct {
+	n      int
+	rowPtr []int32
+	col    []int32
+	diag   []int32
+	val    []Mat3
+
+	// qsum[k] is Σ of the bending Hessian entries Q_e,ij (without k_b) of
+	// all edges whose stencil pair (i, j) falls on block k.
+	qsum []float64
+
+	// Block k gathers the element blocks elemK[c>>1] (transposed when
+	// c&1 == 1) for c in contrib[contribPtr[k]:contribPtr[k+1]].
+	contribPtr []int32
+	contrib    []int32
+
+	// Vertex i gathers the element nodal forces elemF[c] for c in
+	// corners[cornerPtr[i]:cornerPtr[i+1]] (c = 3·face + corner).
+	cornerPtr []int32
+	corners   []int32
+}
+
+// newBlockSystem builds the pattern and gather lists for the live faces of m
+// and the given interior edges (the bending stencils).
+func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
+	n := len(m.Pos)
+	nbr := make([][]int32, n)
+	for i := range nbr {
+		nbr[i] = append(nbr[i], int32(i))
+	}
+	link := func(a, b int32) {
+		nbr[a] = append(nbr[a], b)
+		nbr[b] = append(nbr[b], a)
+	}
+	for _, t := range m.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		link(t[0], t[1])
+		link(t[1], t[2])
+		link(t[2], t[0])
+	}
+	for _, e := range edges {
+		link(e.V2, e.V3) // the other stencil pairs share a face
+	}
+	s := &blockSystem{n: n, rowPtr: make([]int32, n+1), diag: make([]int32, n)}
+	for i, row := range nbr {
+		sort.Slice(row, func(a, b int) bool { return row[a] < row[b] })
+		w := 0
+		for r := range row {
+			if r == 0 || row[r] != row[w-1] {
+				row[w] = row[r]
+				w++
+			}
+		}
+		nbr[i] = row[:w]
+		s.rowPtr[i+1] = s.rowPtr[i] + int32(w)
+	}
+	s.col = make([]int32, s.rowPtr[n])
+	for i, row := range nbr {
+		copy(s.col[s.rowPtr[i]:], row)
+		s.diag[i] = s.find(int32(i), int32(i))
+	}
+	nb := len(s.col)
+	s.val = make([]Mat3, nb)
+	s.qsum = make([]float64, nb)
+
+	// Element block contributions, counted then filled (CSR).
+	s.contribPtr = make([]int32, nb+1)
+	s.cornerPtr = make([]int32, n+1)
+	for _, t := range m.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for i := 0; i < 3; i++ {
+			s.cornerPtr[t[i]+1]++
+			for j := 0; j < 3; j++ {
+				s.contribPtr[s.find(t[i], t[j])+1]++
+			}
+		}
+	}
+	for k := 0; k < nb; k++ {
+		s.contribPtr[k+1] += s.contribPtr[k]
+	}
+	for i := 0; i < n; i++ {
+		s.cornerPtr[i+1] += s.cornerPtr[i]
+	}
+	s.contrib = make([]int32, s.contribPtr[nb])
+	s.corners = make([]int32, s.cornerPtr[n])
+	fillC := append([]int32(nil), s.contribPtr[:nb]...)
+	fillV := append([]int32(nil), s.cornerPtr[:n]...)
+	for f, t := range m.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for i := 0; i < 3; i++ {
+			s.corners[fillV[t[i]]] = int32(3*f + i)
+			fillV[t[i]]++
+			for j := 0; j < 3; j++ {
+				k := s.find(t[i], t[j])
+				c := int32(6*f+upperIndex[i][j]) << 1
+				if i > j {
+					c |= 1
+				}
+				s.contrib[fillC[k]] = c
+				fillC[k]++
+			}
+		}
+	}
+	for _, e := range edges {
+		s.addEdge(m, e, 1)
+	}
+	return s
+}
+
+// find returns the index of block (i, j); it panics if the pattern has no
+// such block (a programming error).
+func (s *blockSystem) find(i, j int32) int32 {
+	lo, hi := s.rowPtr[i], s.rowPtr[i+1]
+	cols := s.col[lo:hi]
+	k := sort.Search(len(cols), func(k int) bool { return cols[k] >= j })
+	if k == len(cols) || cols[k] != j {
+		panic("sim: block not in pattern")
+	}
+	return lo + int32(k)
+}
+
+// addEdge adds sign times the bending Hessian of one interior edge to qsum
+// (sign = −1 removes it), so the adaptive mesh can update bending locally
+// (Bender & Deul §4.2: only edges with a changed adjacent face change).
+func (s *blockSystem) addEdge(m *Mesh, e Edge, sign float64) {
+	st := e.stencil()
+	q := edgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
+			s.qsum[s.find(st[i], st[j])] += sign * q[qIndex[i][j]]
+		}
+	}
+}
+
+// mulVec sets y = A·x.
+func (s *blockSystem) mulVec(y, x []Vec3) {
+	forChunks(s.n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var acc Vec3
+			for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {
+				b := &s.val[k]
+				v := x[s.col[k]]
+				acc.X += b[0]*v.X + b[1]*v.Y + b[2]*v.Z
+				acc.Y += b[3]*v.X + b[4]*v.Y + b[5]*v.Z
+				acc.Z += b[6]*v.X + b[7]*v.Y + b[8]*v.Z
+			}
+			y[i] = acc
+		}
+	})
+}

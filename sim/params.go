@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Params holds every tunable of the cloth model and the integrator. The
+// simulation reads it at the start of each step, so a new value set between
+// steps with Sim.SetParams takes effect without rebuilding the mesh.
+// The zero value is not valid; start from DefaultParams.
+type Params struct {
+	// Orthotropic membrane elasticity (Bender & Deul §4.2). The sheet is
+	// treated as a 2D continuum, so moduli are per unit thickness: N/m.
+	YoungX  float64 // E_x, Young's modulus along the weft (material X), N/m
+	YoungY  float64 // E_y, Young's modulus along the warp (material Y), N/m
+	Shear   float64 // E_s, in-plane shear modulus, N/m
+	PoissXY float64 // ν_xy, contraction along Y under stretch along X, dimensionless, [0, 1)
+	PoissYX float64 // ν_yx, contraction along X under stretch along Y, dimensionless, [0, 1)
+
+	Density float64 // ρ, mass per rest area, kg/m²
+	Bending float64 // k_b, isometric bending stiffness (Bergou et al. 2006), N·m; 0 disables bending
+
+	// Rayleigh damping D = α_M·M + α_K·K.
+	DampMass  float64 // α_M, 1/s
+	DampStiff float64 // α_K, s
+
+	Dt        float64 // Δt, time step, s
+	Tolerance float64 // PCG stops when the preconditioned residual falls below Tolerance² times its start value; dimensionless
+	MaxIter   int     // PCG iteration cap per step
+
+	Gravity Vec3    // gravitational acceleration, m/s²
+	Wind    Vec3    // uniform wind velocity, m/s
+	AirDrag float64 // normal air drag coefficient: force per area per normal relative speed, N·s/m³; 0 disables drag and wind
+
+	DragStiffness float64 // stiffness of the spring that pulls a dragged free vertex to the cursor, N/m
+}
+
+// DefaultParams returns the curtain material of Bender & Deul §7
+// (E_x = E_y = E_s = 1000 N/m, ν = 0.33, ρ = 0.1 kg/m², Δt = 5 ms) with
+// light damping and bending, gravity along −Y, and no wind.
+func DefaultParams() Params {
+	return Params{
+		YoungX: 1000, YoungY: 1000, Shear: 1000,
+		PoissXY: 0.33, PoissYX: 0.33,
+		Density:   0.1,
+		Bending:   2e-5,
+		DampMass:  0.05,
+		DampStiff: 0.002,
+		Dt:        0.005,
+		Tolerance: 1e-3,
+		MaxIter:   200,
+		Gravity:   Vec3{0, -9.81, 0},
+
+		DragStiffness: 50,
+	}
+}
+
+// Validate returns an error naming the first field that is out of range:
+// moduli must be positive and finite, the Poisson ratios in [0, 1) with an
+// elasticity tensor that is positive definite (see ElasticityTensor),
+// density positive, bending, damping and drag non-negative, Δt in
+// (0, 0.1] s, tolerance in (0, 1) and the iteration cap in [1, 100000].
+func (p Params) Validate() error {
+	pos := []struct {
+		name string
+		v    float64
+	}{{"E_x (N/m)", p.YoungX}, {"E_y (N/m)", p.YoungY}, {"E_s (N/m)", p.Shear}, {"density (kg/m²)", p.Density}, {"dt (s)", p.Dt}, {"tolerance", p.Tolerance}}
+	for _, c := range pos {
+		if !(c.v > 0) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("%s must be positive and finite, got %v", c.name, c.v)
+		}
+	}
+	nonneg := []struct {
+		name string
+		v    float64
+	}{{"nu_xy", p.PoissXY}, {"nu_yx", p.PoissYX}, {"bending stiffness (N·m)", p.Bending}, {"mass damping alpha_M (1/s)", p.DampMass}, {"stiffness damping alpha_K (s)", p.DampStiff}, {"air drag (N·s/m³)", p.AirDrag}, {"drag stiffness (N/m)", p.DragStiffness}}
+	for _, c := range nonneg {
+		if !(c.v >= 0) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("%s must be non-negative and finite, got %v", c.name, c.v)
+		}
+	}
+	if p.PoissXY >= 1 || p.PoissYX >= 1 {
+		return fmt.Errorf("Poisson ratios must be below 1, got nu_xy=%v nu_yx=%v", p.PoissXY, p.PoissYX)
+	}
+	if c := p.ElasticityTensor(); !(c[0] > 0 && c[0]*c[4]-c[1]*c[3] > 0) {
+		return fmt.Errorf("elasticity tensor is not positive definite for E_x=%v E_y=%v nu_xy=%v nu_yx=%v: lower the Poisson ratios", p.YoungX, p.YoungY, p.PoissXY, p.PoissYX)
+	}
+	if p.Dt > 0.1 {
+		return fmt.Errorf("dt must be at most 0.1 s, got %v", p.Dt)
+	}
+	if p.Tolerance >= 1 {
+		return fmt.Errorf("tolerance must be below 1, got %v", p.Tolerance)
+	}
+	if p.MaxIter < 1 || p.MaxIter > 100000 {
+		return fmt.Errorf("iteration cap must be in [1, 100000], got %d", p.MaxIter)
+	}
+	for _, v := range []struct {
+		name string
+		v    Vec3
+	}{{"gravity", p.Gravity}, {"wind", p.Wind}} {
+		if !v.v.IsFinite() {
+			return fmt.Errorf("%s must be finite, got %v", v.name, v.v)
+		}
+	}
+	return nil
+}
+
+// ElasticityTensor returns the orthotropic plane-stress tensor C of
+// Bender & Deul §4.2 acting on (ε_x, ε_y, γ_xy), row-major:
+//
+//	C = 1/(1−ν_xy ν_yx) · [E_x, E_x ν_yx, 0; E_y ν_xy, E_y, 0; 0, 0, E_s·(1−ν_xy ν_yx)]
+//
+// The paper's off-diagonal entries E_x ν_yx and E_y ν_xy agree only when
+// the reciprocity relation ν_xy/E_x = ν_yx/E_y holds. An elastic energy,
+// and a symmetric stiffness matrix for conjugate gradients, need C
+// symmetric, so both are replaced by their mean; for reciprocal (in
+// particular isotropic) parameters this is exactly the paper's C.
+func (p Params) ElasticityTensor() Mat3 {
+	d := 1 - p.PoissXY*p.PoissYX
+	off := 0.5 * (p.YoungX*p.PoissYX + p.YoungY*p.PoissXY) / d
+	return Mat3{
+		p.YoungX / d, off, 0,
+		off, p.YoungY / d, 0,
+		0, 0, p.Shear,
+	}
+}

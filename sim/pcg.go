@@ -1,0 +1,150 @@
+package sim
+
+import "math"
+
+// pcg holds the work vectors of the modified preconditioned conjugate
+// gradient method, reused from step to step.
+type pcg struct {
+	r, c, q, s []Vec3
+	pinv       []Mat3 // block-Jacobi preconditioner: inverse diagonal blocks
+	dot        partials
+}
+
+func (p *pcg) resize(n int) {
+	if cap(p.r) < n {
+		p.r, p.c, p.q, p.s = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+		p.pinv = make([]Mat3, n)
+	}
+	p.r, p.c, p.q, p.s, p.pinv = p.r[:n], p.c[:n], p.q[:n], p.s[:n], p.pinv[:n]
+}
+
+// solve solves A·dv = b by the modified preconditioned conjugate gradient
+// method of Baraff & Witkin 1998 (§5.3) with a block-Jacobi preconditioner.
+// Constrained vertices (fixed[i]) keep dv[i] = z[i] exactly: every search
+// direction and residual is filtered to zero there, which is the filter
+// S_i = 0 of a fully constrained particle. On entry dv holds the starting
+// guess for the free vertices (the previous step's solution is a good one);
+// on return it holds the solution. The iteration stops when
+// rᵀP⁻¹r < tol²·δ₀ with δ₀ = (Sb)ᵀP⁻¹(Sb), or after maxIter iterations. It
+// returns the iterations taken and √(rᵀP⁻¹r/δ₀), the relative
+// preconditioned residual (0 when the filtered right-hand side is zero).
+func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, maxIter int) (int, float64) {
+	n := a.n
+	p.resize(n)
+	r, c, q, s, pinv := p.r, p.c, p.q, p.s, p.pinv
+
+	forChunks(n, func(k, lo, hi int) {
+		var d0 float64
+		for i := lo; i < hi; i++ {
+			if fixed[i] {
+				dv[i] = z[i]
+				pinv[i] = Mat3{}
+				continue
+			}
+			pinv[i] = inverse3(&a.val[a.diag[i]])
+			d0 += b[i].Dot(pinv[i].MulVec(b[i]))
+		}
+		p.dot[k][0] = d0
+	})
+	delta0 := p.dot.sum()
+	if !(delta0 > 0) {
+		// Nothing to solve for the free vertices, or a NaN that the caller
+		// detects from the state.
+		forChunks(n, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if !fixed[i] {
+					dv[i] = Vec3{}
+				}
+			}
+		})
+		return 0, 0
+	}
+	a.mulVec(q, dv)
+	forChunks(n, func(k, lo, hi int) {
+		var d float64
+		for i := lo; i < hi; i++ {
+			if fixed[i] {
+				r[i], c[i] = Vec3{}, Vec3{}
+				continue
+			}
+			r[i] = b[i].Sub(q[i])
+			c[i] = pinv[i].MulVec(r[i])
+			d += r[i].Dot(c[i])
+		}
+		p.dot[k][0] = d
+	})
+	deltaNew := p.dot.sum()
+	tol2 := tol * tol * delta0
+	it := 0
+	for ; it < maxIter && deltaNew > tol2; it++ {
+		// q = S·A·c and cᵀq in one pass.
+		forChunks(n, func(k, lo, hi int) {
+			var d float64
+			for i := lo; i < hi; i++ {
+				if fixed[i] {
+					q[i] = Vec3{}
+					continue
+				}
+				var acc Vec3
+				for j := a.rowPtr[i]; j < a.rowPtr[i+1]; j++ {
+					bl := &a.val[j]
+					v := c[a.col[j]]
+					acc.X += bl[0]*v.X + bl[1]*v.Y + bl[2]*v.Z
+					acc.Y += bl[3]*v.X + bl[4]*v.Y + bl[5]*v.Z
+					acc.Z += bl[6]*v.X + bl[7]*v.Y + bl[8]*v.Z
+				}
+				q[i] = acc
+				d += c[i].Dot(acc)
+			}
+			p.dot[k][0] = d
+		})
+		cq := p.dot.sum()
+		if !(cq > 0) {
+			break // A is not positive definite on c (or NaN): stop, caller checks the state
+		}
+		alpha := deltaNew / cq
+		forChunks(n, func(k, lo, hi int) {
+			var d float64
+			for i := lo; i < hi; i++ {
+				if fixed[i] {
+					continue
+				}
+				dv[i] = dv[i].Add(c[i].Scale(alpha))
+				r[i] = r[i].Sub(q[i].Scale(alpha))
+				s[i] = pinv[i].MulVec(r[i])
+				d += r[i].Dot(s[i])
+			}
+			p.dot[k][0] = d
+		})
+		deltaOld := deltaNew
+		deltaNew = p.dot.sum()
+		beta := deltaNew / deltaOld
+		forChunks(n, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if !fixed[i] {
+					c[i] = s[i].Add(c[i].Scale(beta))
+				}
+			}
+		})
+	}
+	return it, math.Sqrt(math.Max(deltaNew, 0) / delta0)
+}
+
+// inverse3 returns m⁻¹ by the adjugate, or the zero matrix when m is
+// singular (which leaves that vertex unpreconditioned rather than poisoning
+// the solve with Inf).
+func inverse3(m *Mat3) Mat3 {
+	c00 := m[4]*m[8] - m[5]*m[7]
+	c01 := m[5]*m[6] - m[3]*m[8]
+	c02 := m[3]*m[7] - m[4]*m[6]
+	det := m[0]*c00 + m[1]*c01 + m[2]*c02
+	if det == 0 || math.IsNaN(det) {
+		return Mat3{}
+	}
+	id := 1 / det
+	return Mat3{
+		c00 * id, (m[2]*m[7] - m[1]*m[8]) * id, (m[1]*m[5] - m[2]*m[4]) * id,
+		c01 * id, (m[0]*m[8] - m[2]*m[6]) * id, (m[2]*m[3] - m[0]*m[5]) * id,
+		c02 * id, (m[1]*m[6] - m[0]*m[7]) * id, (m[0]*m[4] - m[1]*m[3]) * id,
+	}
+}
