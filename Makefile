@@ -1,0 +1,60 @@
+# Makefile for drape. `make test` is what CI runs (through .ci/run).
+#
+# deps installs the system packages the GUI build and the headless viewer
+# tests need, through apt, only when one of them is missing.
+
+SHELL := /bin/bash
+
+# Go lives in /usr/local/go on a fresh machine of this kind, not always on PATH.
+export PATH := $(PATH):/usr/local/go/bin
+
+BUILD_PKGS := pkg-config g++ libgl-dev libx11-dev libxcursor-dev libxrandr-dev \
+	libxinerama-dev libxi-dev libxxf86vm-dev
+RUN_PKGS   := xvfb xauth libgl1-mesa-dri xdotool
+VIDEO_PKGS := ffmpeg
+PKGS       := $(BUILD_PKGS) $(RUN_PKGS) $(VIDEO_PKGS)
+
+# imgui's cgo build prints a harmless -Wstringop-overflow warning; the
+# variable replaces Go's default flags, so keep -g -O2.
+export CGO_CXXFLAGS := -g -O2 -Wno-stringop-overflow
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
+
+# Packages whose TestGUI* tests need a display: render always, app once it
+# has Go files (go test fails on a pattern that matches no package).
+GUI_PKGS := ./render/... $(if $(wildcard app/*.go),./app/...)
+
+.PHONY: deps build test run bench
+
+deps:
+	@missing=""; \
+	for p in $(PKGS); do \
+		dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing$$missing"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends $$missing; \
+	else \
+		echo "deps: all system packages present"; \
+	fi
+
+build:
+	go build -o bin/drape .
+
+# The full physics suite runs once without the race detector (it proves sim/
+# is pure Go, too); the race detector then runs everything in -short mode,
+# which skips only the long physics runs.
+test: deps
+	go vet ./...
+	CGO_ENABLED=0 go test ./sim/...
+	go test -race -short ./...
+	$(XVFB) go test -count=1 -run '^TestGUI' $(GUI_PKGS)
+
+run: build
+	./bin/drape run --scene hanging --steps 400
+
+bench:
+	go test -run '^$$' -bench . -benchmem ./sim/...
