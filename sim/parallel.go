@@ -10,31 +10,66 @@ import (
 // bit-identical whatever the number of cores.
 const chunks = 16
 
-// forChunks calls fn(lo, hi) for the chunks pieces of [0, n), on up to
+// pool is the process-wide set of worker goroutines behind forChunks,
+// started on first use and kept: a PCG solve runs two parallel passes per
+// iteration, hundreds per step, and starting goroutines for each would
+// allocate and wake the scheduler every time. One loop runs at a time
+// (mu); the caller does its share of the pieces itself.
+var pool struct {
+	mu      sync.Mutex
+	jobs    []chan poolJob // one per worker goroutine
+	done    chan struct{}
+	started bool
+}
+
+// poolJob asks worker w of workers to run its pieces of fn over [0, n).
+type poolJob struct {
+	fn         func(k, lo, hi int)
+	n          int
+	w, workers int
+}
+
+// forChunks calls fn(k, lo, hi) for the chunks pieces of [0, n), on up to
 // GOMAXPROCS goroutines, and returns when all are done. Piece k is
-// [k·n/chunks, (k+1)·n/chunks).
+// [k·n/chunks, (k+1)·n/chunks). fn must not call forChunks itself. Callers
+// in hot loops pass a func value made once, outside the loop, so that no
+// call allocates.
 func forChunks(n int, fn func(k, lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > chunks {
-		workers = chunks
-	}
+	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers <= 1 || n < 2*chunks {
-		for k := 0; k < chunks; k++ {
-			fn(k, k*n/chunks, (k+1)*n/chunks)
-		}
+		runPieces(fn, n, 0, 1)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(workers)
-	for w := 0; w < workers; w++ {
-		go func(w int) {
-			defer wg.Done()
-			for k := w; k < chunks; k += workers {
-				fn(k, k*n/chunks, (k+1)*n/chunks)
-			}
-		}(w)
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if !pool.started {
+		pool.done = make(chan struct{}, chunks)
+		pool.started = true
 	}
-	wg.Wait()
+	for len(pool.jobs) < workers-1 {
+		ch := make(chan poolJob, 1)
+		pool.jobs = append(pool.jobs, ch)
+		go func() {
+			for j := range ch {
+				runPieces(j.fn, j.n, j.w, j.workers)
+				pool.done <- struct{}{}
+			}
+		}()
+	}
+	for w := 1; w < workers; w++ {
+		pool.jobs[w-1] <- poolJob{fn, n, w, workers}
+	}
+	runPieces(fn, n, 0, workers)
+	for w := 1; w < workers; w++ {
+		<-pool.done
+	}
+}
+
+// runPieces runs pieces w, w+stride, … of fn over [0, n).
+func runPieces(fn func(k, lo, hi int), n, w, stride int) {
+	for k := w; k < chunks; k += stride {
+		fn(k, k*n/chunks, (k+1)*n/chunks)
+	}
 }
 
 // partials holds one partial sum per chunk, padded against false sharing.

@@ -25,7 +25,8 @@ type Scene struct {
 	Mesh        MeshSpec
 	Placement   Placement
 	Pins        []PinSpec
-	Params      Params // DefaultParams overridden field by field by the file
+	Params      Params       // DefaultParams overridden field by field by the file
+	Adapt       *AdaptParams // adaptive refinement; nil when the file has no "adapt" object
 
 	source string // file name for messages
 	objFS  fs.FS  // where a relative mesh.file resolves; nil: the OS filesystem
@@ -34,11 +35,11 @@ type Scene struct {
 
 // MeshSpec says which mesh a scene uses (JSON object "mesh").
 type MeshSpec struct {
-	Kind      string  `json:"kind"`      // "grid" (RegularGrid), "irregular" (IrregularGrid) or "obj" (ReadOBJ)
-	Width     float64 `json:"width"`     // grid, irregular: material size along X (weft), m
-	Height    float64 `json:"height"`    // grid, irregular: material size along Y (warp), m
-	NX        int     `json:"nx"`        // grid: quads along X
-	NY        int     `json:"ny"`        // grid: quads along Y
+	Kind      string  `json:"kind"`      // "grid" (RegularGrid), "staggered" (StaggeredGrid), "irregular" (IrregularGrid) or "obj" (ReadOBJ)
+	Width     float64 `json:"width"`     // grid, staggered, irregular: material size along X (weft), m
+	Height    float64 `json:"height"`    // grid, staggered, irregular: material size along Y (warp), m
+	NX        int     `json:"nx"`        // grid: quads along X; staggered: cells along X
+	NY        int     `json:"ny"`        // grid: quads along Y; staggered: rows of cells
 	Triangles int     `json:"triangles"` // irregular: approximate triangle count
 	Seed      int64   `json:"seed"`      // irregular: jitter seed
 	File      string  `json:"file"`      // obj: path, relative to the scene file
@@ -99,6 +100,45 @@ type paramsJSON struct {
 	AirDrag   *float64    `json:"air_drag"`   // N·s/m³
 }
 
+// adaptJSON is the JSON form of AdaptParams; absent keys keep
+// DefaultAdaptParams.
+type adaptJSON struct {
+	Enabled     *bool    `json:"enabled"`
+	Base        *float64 `json:"l_base"`        // 1/m
+	Max         *float64 `json:"l_gmax"`        // 1/m
+	CoarsenFrac *float64 `json:"coarsen"`       // dimensionless
+	GMax        *int     `json:"g_max"`         // generations
+	Interval    *int     `json:"interval"`      // steps
+	MaxTris     *int     `json:"max_triangles"` // triangles
+}
+
+func (j *adaptJSON) params() *AdaptParams {
+	if j == nil {
+		return nil
+	}
+	p := DefaultAdaptParams()
+	if j.Enabled != nil {
+		p.Enabled = *j.Enabled
+	}
+	for _, f := range []struct {
+		src *float64
+		dst *float64
+	}{{j.Base, &p.Base}, {j.Max, &p.Max}, {j.CoarsenFrac, &p.CoarsenFrac}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	for _, f := range []struct {
+		src *int
+		dst *int
+	}{{j.GMax, &p.GMax}, {j.Interval, &p.Interval}, {j.MaxTris, &p.MaxTris}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	return &p
+}
+
 type sceneJSON struct {
 	Name        string      `json:"name"`
 	Description string      `json:"description"`
@@ -107,6 +147,7 @@ type sceneJSON struct {
 	Placement   Placement   `json:"placement"`
 	Pins        []PinSpec   `json:"pins"`
 	Params      *paramsJSON `json:"params"`
+	Adapt       *adaptJSON  `json:"adapt"`
 }
 
 // apply overrides the fields of p that the file sets.
@@ -151,9 +192,10 @@ const maxSceneBytes = 4 << 20
 //	  "name": "curtain", "description": "free text",
 //	  "duration": 20,                  // simulated time, s, > 0
 //	  "mesh": {
-//	    "kind": "grid",                // "grid" | "irregular" | "obj"
-//	    "width": 2.46, "height": 1.8,  // grid, irregular: size in material space, m
-//	    "nx": 123, "ny": 90,           // grid: quads along X and Y (2·nx·ny triangles)
+//	    "kind": "grid",                // "grid" | "staggered" | "irregular" | "obj"
+//	    "width": 2.46, "height": 1.8,  // grid, staggered, irregular: size in material space, m
+//	    "nx": 123, "ny": 90,           // grid: quads along X and Y (2·nx·ny triangles);
+//	                                   //   staggered: cells and rows (ny·(2·nx+1) triangles)
 //	    "triangles": 2000, "seed": 1,  // irregular: about this many triangles; jitter seed
 //	    "file": "cloth.obj"            // obj: relative to the scene file (see ReadOBJ)
 //	  },
@@ -185,6 +227,14 @@ const maxSceneBytes = 4 << 20
 //	    "dt": 0.005, "tolerance": 1e-3, "max_iter": 200,  // s, -, iterations
 //	    "gravity": [0, -9.81, 0], "wind": [0, 0, 0],      // m/s², m/s
 //	    "air_drag": 0                            // N·s/m³
+//	  },
+//	  "adapt": {                       // optional: adaptive √3 refinement (AdaptParams); each
+//	                                   // key overrides DefaultAdaptParams
+//	    "enabled": true,
+//	    "l_base": 4, "l_gmax": 40,     // refinement limits on |H| at g = 0 and g = g_max, 1/m
+//	    "coarsen": 0.5,                // c in (0, 1): coarsen below c·l_g
+//	    "g_max": 6, "interval": 5,     // deepest generation; adapt every interval steps
+//	    "max_triangles": 200000        // hard cap on the triangle count
 //	  }
 //	}
 //
@@ -206,7 +256,7 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 	s := &Scene{
 		Name: j.Name, Description: j.Description, Duration: j.Duration,
 		Mesh: j.Mesh, Placement: j.Placement, Pins: j.Pins,
-		Params: DefaultParams(), source: source,
+		Params: DefaultParams(), Adapt: j.Adapt.params(), source: source,
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(filepath.ToSlash(source)), ".json")
@@ -298,19 +348,19 @@ func (s *Scene) Validate() error {
 	}
 	m := s.Mesh
 	switch m.Kind {
-	case "grid", "irregular":
+	case "grid", "staggered", "irregular":
 		if !(m.Width > 0) || !finite(m.Width) {
 			return fmt.Errorf("mesh.width must be positive and finite, got %v m", m.Width)
 		}
 		if !(m.Height > 0) || !finite(m.Height) {
 			return fmt.Errorf("mesh.height must be positive and finite, got %v m", m.Height)
 		}
-		if m.Kind == "grid" {
+		if m.Kind == "grid" || m.Kind == "staggered" {
 			if m.NX < 1 || m.NY < 1 {
 				return fmt.Errorf("mesh.nx and mesh.ny must be at least 1, got %d and %d", m.NX, m.NY)
 			}
-			if m.NX > MaxTriangles/2/m.NY {
-				return fmt.Errorf("mesh.nx × mesh.ny = %d × %d quads give more than %d triangles", m.NX, m.NY, MaxTriangles)
+			if m.NX > MaxTriangles/3/m.NY {
+				return fmt.Errorf("mesh.nx × mesh.ny = %d × %d give more than %d triangles", m.NX, m.NY, MaxTriangles)
 			}
 		} else if m.Triangles < 2 || m.Triangles > MaxTriangles {
 			return fmt.Errorf("mesh.triangles must be in [2, %d], got %d", MaxTriangles, m.Triangles)
@@ -323,7 +373,7 @@ func (s *Scene) Validate() error {
 			return fmt.Errorf("placement.orientation and placement.ripple apply to generated meshes only, not to mesh.kind \"obj\"")
 		}
 	default:
-		return fmt.Errorf("mesh.kind must be \"grid\", \"irregular\" or \"obj\", got %q", m.Kind)
+		return fmt.Errorf("mesh.kind must be \"grid\", \"staggered\", \"irregular\" or \"obj\", got %q", m.Kind)
 	}
 	p := s.Placement
 	for _, o := range p.Origin {
@@ -347,6 +397,11 @@ func (s *Scene) Validate() error {
 	}
 	if err := s.Params.Validate(); err != nil {
 		return fmt.Errorf("params: %w", err)
+	}
+	if s.Adapt != nil {
+		if err := s.Adapt.Validate(); err != nil {
+			return fmt.Errorf("adapt: %w", err)
+		}
 	}
 	return nil
 }
@@ -469,6 +524,8 @@ func (s *Scene) BuildMesh() (*Mesh, error) {
 	switch s.Mesh.Kind {
 	case "grid":
 		m, err = RegularGrid(s.Mesh.Width, s.Mesh.Height, s.Mesh.NX, s.Mesh.NY)
+	case "staggered":
+		m, err = StaggeredGrid(s.Mesh.Width, s.Mesh.Height, s.Mesh.NX, s.Mesh.NY)
 	case "irregular":
 		m, err = IrregularGrid(s.Mesh.Width, s.Mesh.Height, s.Mesh.Triangles, s.Mesh.Seed)
 	case "obj":
@@ -522,7 +579,8 @@ func (s *Scene) loadOBJ() (*Mesh, error) {
 
 // Build returns a simulation of the scene: BuildMesh, New with the
 // scene's Params, then the pins in order (fixed pins at the vertices'
-// initial positions, scripted ones with PinPath).
+// initial positions, scripted ones with PinPath), then the adaptive
+// settings, if the scene has them.
 func (s *Scene) Build() (*Sim, error) {
 	m, err := s.BuildMesh()
 	if err != nil {
@@ -547,6 +605,11 @@ func (s *Scene) Build() (*Sim, error) {
 			if err != nil {
 				return nil, fmt.Errorf("scene %s: pins[%d]: vertex %d: %w", s.Name, i, v, err)
 			}
+		}
+	}
+	if s.Adapt != nil {
+		if err := sim.SetAdaptParams(*s.Adapt); err != nil {
+			return nil, fmt.Errorf("scene %s: adapt: %w", s.Name, err)
 		}
 	}
 	return sim, nil
