@@ -31,6 +31,34 @@ func settle(t *testing.T, s *Sim, maxSteps int, vmin float64) {
 	t.Fatalf("not settled after %d steps: max speed %.3g m/s", maxSteps, s.MaxSpeed())
 }
 
+// delaunaySag is hangingSag on an irregular Delaunay mesh (IrregularGrid)
+// of about tris triangles, with ν = 0.
+func delaunaySag(t *testing.T, tris int) float64 {
+	m, err := IrregularGrid(1, 1, tris, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(m, quasiStatic(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bottom []int
+	for i, r := range m.Rest {
+		if r.Y > 1-1e-12 {
+			s.Pin(int32(i), m.Pos[i])
+		}
+		if r.Y < 1e-12 {
+			bottom = append(bottom, i)
+		}
+	}
+	settle(t, s, 500, 1e-9)
+	var sag float64
+	for _, i := range bottom {
+		sag -= m.Pos[i].Y
+	}
+	return sag / float64(len(bottom))
+}
+
 // hangingSag returns the mean downward displacement of the bottom edge of
 // a 1 m × 1 m sheet in the xy-plane clamped along its top edge, after it
 // settles under gravity.
@@ -84,6 +112,18 @@ func TestStaticsHangingSagConverges(t *testing.T) {
 	}
 	if e := errs[len(errs)-1] / exact; e > 0.01 {
 		t.Errorf("finest regular mesh off the analytic sag by %.3g%%, want < 1%%", 100*e)
+	}
+	var derrs []float64
+	for _, n := range []int{100, 400, 1600, 6400}[:len(ns)] {
+		derrs = append(derrs, math.Abs(delaunaySag(t, n)-exact))
+	}
+	for i := 1; i < len(derrs); i++ {
+		if !(derrs[i] < derrs[i-1]) {
+			t.Errorf("Delaunay mesh ν=0: error does not shrink under refinement: %v", derrs)
+		}
+	}
+	if e := derrs[len(derrs)-1] / exact; e > 0.01 {
+		t.Errorf("finest Delaunay mesh off the analytic sag by %.3g%%, want < 1%%", 100*e)
 	}
 	for _, c := range []struct {
 		name       string
