@@ -53,8 +53,9 @@ test: deps
 	go test -race -short ./...
 	$(XVFB) go test -count=1 -run '^TestGUI' $(GUI_PKGS)
 
+# run opens the viewer on the default scene (app.DefaultScene, "hanging").
 run: build
-	./bin/drape run --scene hanging --steps 400
+	./bin/drape view
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./sim/...

@@ -6,9 +6,12 @@
 // Usage:
 //
 //	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--stats FILE.json]
-//	drape bench [--scenes a,b] [--steps N] [--warmup W]
-//	drape view  (the interactive viewer; not built yet)
+//	drape bench [--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]
+//	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused]
+//	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
 //	drape help
+//
+// Plain "drape" opens the viewer (app.Run) on the default scene.
 //
 // Exit codes: 0 success, 1 a runtime error (a bad scene, an unstable
 // simulation, an unwritable file), 2 a usage error.
@@ -19,9 +22,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime"
 	"strings"
+
+	"drape/app"
+	"drape/render"
 )
+
+// GLFW, GL and ImGui must be called from the main OS thread; locking it
+// here, before main runs, keeps the main goroutine on it (app.Run relies
+// on that).
+func init() { runtime.LockOSThread() }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -38,8 +51,8 @@ type command struct {
 // "view" entry's run (and make plain "drape" call it, see run).
 var commands = []command{
 	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--stats FILE.json]", "simulate a scene without a window", cmdRun},
-	{"bench", "[--scenes a,b] [--steps N] [--warmup W]", "time scenes and print a markdown table", cmdBench},
-	{"view", "", "open the interactive viewer", cmdView},
+	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7)", cmdBench},
+	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView},
 }
 
 func init() { // appended here because usage reads commands
@@ -54,15 +67,13 @@ const (
 )
 
 // run executes the command line args (without the program name) and
-// returns the exit code. Plain "drape" prints the usage for now; it will
-// open the viewer once that exists.
+// returns the exit code. Plain "drape" (or flags only, e.g. "drape
+// --scene curtain") opens the viewer.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stdout)
-		return exitOK
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelpFlag(args[0])) {
+		return cmdView(args, stdout, stderr)
 	}
-	switch args[0] {
-	case "-h", "-help", "--help":
+	if isHelpFlag(args[0]) {
 		usage(stdout)
 		return exitOK
 	}
@@ -146,33 +157,82 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench")
-	scenes := fs.String("scenes", "hanging,curtain", "comma-separated scene `NAMES` or files")
-	steps := fs.Int("steps", 200, "timed steps `N` per scene")
-	warmup := fs.Int("warmup", 5, "untimed steps `W` before timing")
+	var o benchOptions
+	fs.StringVar(&o.scene, "scene", "curtain-adaptive", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section")
+	fs.Float64Var(&o.seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration")
+	fs.Float64Var(&o.sample, "sample", 0.1, "compare the two surfaces every `S` seconds of simulated time")
+	fs.StringVar(&o.json, "json", "", "write the results as JSON to `FILE`")
+	fs.StringVar(&o.plot, "plot", "", "write triangles.png and ms_per_step.png into `DIR`")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	if *steps < 1 || *warmup < 0 {
-		return fail(stderr, "bench", exitUsage, fmt.Errorf("--steps must be at least 1 and --warmup non-negative, got %d and %d", *steps, *warmup))
+	if !(o.seconds >= 0) || math.IsInf(o.seconds, 0) {
+		return fail(stderr, "bench", exitUsage, fmt.Errorf("--seconds must be non-negative and finite, got %v", o.seconds))
 	}
-	var names []string
-	for _, n := range strings.Split(*scenes, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, n)
+	if !(o.sample > 0) || math.IsInf(o.sample, 0) {
+		return fail(stderr, "bench", exitUsage, fmt.Errorf("--sample must be positive and finite, got %v", o.sample))
+	}
+	o.progress = newProgress(stdout)
+	res, err := runBench(o, stdout)
+	if res.Scene != "" {
+		writeBenchTable(stdout, res)
+		if o.json != "" {
+			if jerr := writeJSONFile(o.json, res); jerr != nil {
+				err = errors.Join(err, jerr)
+			}
+		}
+		if o.plot != "" {
+			if perr := writeBenchPlots(o.plot, res); perr != nil {
+				err = errors.Join(err, perr)
+			}
 		}
 	}
-	if len(names) == 0 {
-		return fail(stderr, "bench", exitUsage, fmt.Errorf("--scenes is empty"))
-	}
-	if err := bench(names, *warmup, *steps, stdout); err != nil {
+	if err != nil {
 		return fail(stderr, "bench", exitRuntime, err)
 	}
 	return exitOK
 }
 
-// cmdView is the dispatch point of the interactive viewer, which is not
-// built yet.
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
+// cmdView opens the interactive viewer (package app). Without a display it
+// says so in one line and exits 1.
 func cmdView(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "drape view: the viewer is not built yet")
-	return exitRuntime
+	fs := newFlagSet("view")
+	o := app.DefaultOptions()
+	fs.StringVar(&o.Scene, "scene", o.Scene, "built-in scene `NAME` or scene FILE.json")
+	fs.IntVar(&o.Width, "width", o.Width, "window width `W` in screen units")
+	fs.IntVar(&o.Height, "height", o.Height, "window height `H` in screen units")
+	fs.Float64Var(&o.Speed, "speed", o.Speed, "real-time factor target `X`; 0 runs as fast as possible")
+	fs.BoolVar(&o.Paused, "paused", false, "start with the simulation paused")
+	msaa := fs.Int("msaa", 4, "multisample anti-aliasing `SAMPLES`; 0 turns it off")
+	fs.IntVar(&o.Frames, "frames", 0, "render `N` frames, then exit (0: run until the window is closed)")
+	fs.StringVar(&o.Screenshot, "screenshot", "", "with --frames, save the final frame as PNG `FILE`")
+	fs.StringVar(&o.State, "state", "", "at exit write the simulation and pin state as JSON to `FILE`")
+	fs.IntVar(&o.StateEvery, "state-every", 0, "with --state, also write it every `K` frames")
+	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
+		return code
+	}
+	switch {
+	case o.Width <= 0 || o.Height <= 0:
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--width and --height must be positive, got %dx%d", o.Width, o.Height))
+	case o.Frames < 0 || o.StateEvery < 0:
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--frames and --state-every must be non-negative"))
+	case o.Screenshot != "" && o.Frames == 0:
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--screenshot needs --frames N"))
+	case o.Speed < 0:
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--speed must be non-negative, got %v", o.Speed))
+	}
+	o.MSAA = *msaa
+	if *msaa == 0 {
+		o.MSAA = -1
+	}
+	if err := app.Run(o); err != nil {
+		if errors.Is(err, render.ErrNoDisplay) {
+			fmt.Fprintf(stderr, "drape view: %v\n", render.ErrNoDisplay)
+			return exitRuntime
+		}
+		return fail(stderr, "view", exitRuntime, err)
+	}
+	return exitOK
 }

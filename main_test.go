@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,10 +48,13 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"run", "--scene", "missing.json"}, 1, "missing.json"},
 		{[]string{"run", "--scene", bad}, 1, "mesh.width must be positive"},
 		{[]string{"run", "--scene", syntax}, 1, "line 3, column 3"},
-		{[]string{"bench", "--steps", "0"}, 2, "--steps must be at least 1"},
-		{[]string{"bench", "--scenes", " , "}, 2, "--scenes is empty"},
-		{[]string{"bench", "--scenes", "nosuchscene", "--steps", "1"}, 1, "unknown scene"},
-		{[]string{"view"}, 1, "the viewer is not built yet"},
+		{[]string{"bench", "--seconds", "-1"}, 2, "--seconds must be non-negative"},
+		{[]string{"bench", "--sample", "0"}, 2, "--sample must be positive"},
+		{[]string{"bench", "--scene", "nosuchscene"}, 1, "unknown scene"},
+		{[]string{"bench", "--scene", "hanging"}, 1, `no "adapt" section`},
+		{[]string{"view", "--width", "0"}, 2, "--width and --height must be positive"},
+		{[]string{"view", "--screenshot", "x.png"}, 2, "--screenshot needs --frames N"},
+		{[]string{"--scene", "nosuchscene", "--frames", "1"}, 1, `unknown scene "nosuchscene"`},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != c.code {
@@ -63,7 +67,8 @@ func TestCLIErrors(t *testing.T) {
 }
 
 func TestCLIUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"help"}, {"-h"}, {"--help"}} {
+	// Plain "drape" opens the viewer (app.Run), so it is not run here.
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
 		code, stdout, stderr := runCLI(args...)
 		if code != 0 || stderr != "" {
 			t.Errorf("%v: got code=%v stderr=%q, want 0 and nothing", args, code, stderr)
@@ -159,14 +164,83 @@ func restExtent(m *sim.Mesh) (lo, hi sim.Vec2) {
 	return lo, hi
 }
 
+// benchScene is a small adaptive scene for a fast "drape bench": a
+// 0.5 m sheet of 54 base triangles hanging from two corners, g_max = 4.
+const benchScene = `{
+  "name": "tiny-adaptive", "duration": 1,
+  "mesh": { "kind": "staggered", "width": 0.5, "height": 0.5, "nx": 4, "ny": 6 },
+  "placement": { "origin": [0, 1, 0], "orientation": "horizontal" },
+  "pins": [ { "select": "top-corners" } ],
+  "adapt": { "l_base": 0.5, "l_gmax": 5, "g_max": 4, "interval": 2 }
+}`
+
 func TestCLIBench(t *testing.T) {
-	code, stdout, stderr := runCLI("bench", "--scenes", "hanging", "--steps", "3", "--warmup", "1")
+	dir := t.TempDir()
+	scene := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(scene, []byte(benchScene), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, plots := filepath.Join(dir, "bench.json"), filepath.Join(dir, "plots")
+	code, stdout, stderr := runCLI("bench", "--scene", scene, "--seconds", "0.1", "--sample", "0.05", "--json", out, "--plot", plots)
 	if code != 0 || stderr != "" {
 		t.Fatalf("got code=%v stderr=%q", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[2], "| hanging | 1800 | 961 | ") {
-		t.Errorf("table got=%q, want a header, a rule and one hanging row", stdout)
+	if !strings.Contains(stdout, "| full resolution | ") || !strings.Contains(stdout, "| adaptive | ") || !strings.Contains(stdout, "speedup") {
+		t.Errorf("table got=%q, want rows for both runs and the speedup", stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("bench JSON: %v\n%s", err, data)
+	}
+	if got["scene"] != "tiny-adaptive" {
+		t.Errorf("scene got=%v, want=tiny-adaptive", got["scene"])
+	}
+	for _, k := range []string{"speedup", "error_rms_rel", "error_max_rel"} {
+		v, ok := got[k].(float64)
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			t.Errorf("%s got=%v, want a finite non-negative number", k, got[k])
+		}
+	}
+	if v, _ := got["speedup"].(float64); !(v > 0) {
+		t.Errorf("speedup got=%v, want > 0", got["speedup"])
+	}
+	for _, run := range []string{"full", "adaptive"} {
+		r, ok := got[run].(map[string]any)
+		if !ok {
+			t.Fatalf("%s missing in %s", run, data)
+		}
+		for _, k := range []string{"avg_triangles", "peak_triangles", "ms_per_step_mean", "ms_per_step_median", "adapt_share"} {
+			v, ok := r[k].(float64)
+			if !ok || math.IsNaN(v) || v < 0 {
+				t.Errorf("%s.%s got=%v, want a finite non-negative number", run, k, r[k])
+			}
+		}
+		if share, _ := r["adapt_share"].(float64); share > 1 {
+			t.Errorf("%s.adapt_share got=%v, want ≤ 1", run, share)
+		}
+		if r["finite"] != true {
+			t.Errorf("%s.finite got=%v, want true", run, r["finite"])
+		}
+	}
+	full := got["full"].(map[string]any)
+	// Two √3 steps: 9 × 54 faces, plus 6 per boundary edge (20) that
+	// the boundary trisections add (see sim.Sim.RefineUniform).
+	if want := float64(9*54 + 6*20); full["avg_triangles"] != want || full["peak_triangles"] != want {
+		t.Errorf("full triangles got avg=%v peak=%v, want the base mesh uniformly refined to g_max (%v)", full["avg_triangles"], full["peak_triangles"], want)
+	}
+	for _, f := range []string{"triangles.png", "ms_per_step.png"} {
+		fh, err := os.Open(filepath.Join(plots, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(fh); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		fh.Close()
 	}
 }
 
@@ -213,7 +287,7 @@ func TestProgress(t *testing.T) {
 
 func TestEmbeddedScenes(t *testing.T) {
 	names := sim.SceneNames(assets.Scenes)
-	if got, want := strings.Join(names, ","), "curtain,hanging,hanging-irregular"; got != want {
+	if got, want := strings.Join(names, ","), "curtain,curtain-adaptive,hanging,hanging-irregular"; got != want {
 		t.Errorf("embedded scenes got=%v, want=%v", got, want)
 	}
 	for _, n := range names {

@@ -53,11 +53,13 @@ type runStats struct {
 type recorder struct {
 	wall  []time.Duration
 	iters []int
+	adapt []time.Duration // StepStats.Adapt, part of wall
 }
 
 func (r *recorder) add(wall time.Duration, st sim.StepStats) {
 	r.wall = append(r.wall, wall)
 	r.iters = append(r.iters, st.Iterations)
+	r.adapt = append(r.adapt, st.Adapt)
 }
 
 // summary returns the mean and median wall time per step in ms and the
@@ -280,44 +282,3 @@ func (p *lineProgress) update(done, total int) {
 }
 
 func (p *lineProgress) done() {}
-
-// bench implements "drape bench": each scene at full resolution, warmup
-// untimed steps, then steps timed ones, as a markdown table.
-func bench(names []string, warmup, steps int, stdout io.Writer) error {
-	type row struct {
-		name       string
-		tris, vert int
-		rec        recorder
-		err        error
-	}
-	var rows []row
-	for _, n := range names {
-		scene, err := sim.LoadScene(assets.Scenes, n)
-		if err != nil {
-			return err
-		}
-		s, err := scene.Build()
-		if err != nil {
-			return err
-		}
-		r := row{name: scene.Name}
-		var warm recorder
-		_, r.err = stepLoop(s, warmup, time.Now, &warm, func(int) error { return nil })
-		if r.err == nil {
-			_, r.err = stepLoop(s, steps, time.Now, &r.rec, func(int) error { return nil })
-		}
-		r.tris, r.vert = s.Mesh.NumTris(), s.Mesh.NumVerts()
-		rows = append(rows, r)
-	}
-	fmt.Fprintln(stdout, "| scene | triangles | vertices | ms/step mean | ms/step median | PCG iterations mean |")
-	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|")
-	var errs []error
-	for _, r := range rows {
-		mean, median, iters := r.rec.summary()
-		fmt.Fprintf(stdout, "| %s | %d | %d | %.3f | %.3f | %.1f |\n", r.name, r.tris, r.vert, mean, median, iters)
-		if r.err != nil {
-			errs = append(errs, fmt.Errorf("scene %s: %w", r.name, r.err))
-		}
-	}
-	return errors.Join(errs...)
-}

@@ -23,7 +23,7 @@ type WindowOptions struct {
 	Height  int  // client area height in screen coordinates, > 0
 	Visible bool // false creates a hidden window, for headless rendering and recording
 	VSync   bool // wait for vertical blank in SwapBuffers (swap interval 1)
-	Samples int  // MSAA samples requested; 0 means 4. NewWindow falls back to none if refused
+	Samples int  // MSAA samples requested; 0 means 4, negative means none. NewWindow falls back to none if refused
 }
 
 // Handlers receive input events after they have been forwarded to ImGui.
@@ -78,8 +78,11 @@ func NewWindow(opts WindowOptions) (w *Window, err error) {
 		return nil, fmt.Errorf("initialising glfw: %w", err)
 	}
 	samples := opts.Samples
-	if samples <= 0 {
+	switch {
+	case samples == 0:
 		samples = 4
+	case samples < 0:
+		samples = 0
 	}
 	win, err := createWindow(opts, samples)
 	if err != nil {

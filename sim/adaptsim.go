@@ -21,18 +21,56 @@ import (
 //     face hands exactly a third of its rest area to each corner, and the
 //     children of a split, flip or trisection tile the parent's rest
 //     triangle, so Σ_p A_p = Σ_f A_f is unchanged and the total mass ρ·Σ A_p
-//     is conserved to round-off (TestAdaptSimMassConserved);
+//     is conserved to round-off (TestAdaptSimConservation);
 //   - velocities of touched vertices so that linear momentum is conserved
 //     exactly (see conserveMomentum);
-//   - pins: a pin whose vertex is coarsened away is dropped; a vertex that
-//     a boundary trisection creates between two pinned vertices is pinned
-//     to the linear interpolation of their anchors and paths, so a curtain
-//     rail stays straight and moves as one (see derivePins);
-//   - the block system: its pattern and gather lists (see bsr.go).
+//   - pins and the drag: a vertex that a boundary trisection creates
+//     between two pinned vertices is pinned to the linear interpolation of
+//     their anchors and paths, so a curtain rail stays straight and moves
+//     as one (derivePins); base vertices are never removed, and a pin or
+//     drag whose vertex is coarsened away moves to the nearest surviving
+//     vertex (updatePins);
+//   - the block system: pattern, gather lists and bending sums, row by row
+//     for the touched vertices only (updateSystem, bsr_incr.go).
 //
 // Positions are never smoothed (Kobbelt's α_n = 0): a new vertex is placed
 // on the current surface, so refinement does not change the potential
 // energy of the membrane, and its velocity is interpolated.
+//
+// Costs: over the 20 s curtain (drape bench, 5272 triangles on average)
+// adaptation took 1.9 % of the step time with the default interval of 5;
+// one adaptation at 5000–12000 triangles takes about 3–15 ms, of which the
+// curvature is 1–2 ms. Before the block system was made incremental
+// (bsr_incr.go), rebuilding it alone took 9–70 ms at 7900 triangles (other
+// jobs were running), several steps' worth, and the adaptation share was
+// 6.5–7.5 %.
+//
+// Triangle cap: the Adapter checks its cap before each refinement, and one
+// refinement may cascade into neighbours; the largest overshoot measured
+// over 8000 random adaptations with g_max ≤ 8 was 11 triangles. Adapt hands
+// the Adapter MaxTris − cascadeReserve(g_max) (294 for g_max = 6), so
+// MaxTris is a hard cap (TestAdaptLongRandomParams). Lowering MaxTris below
+// the current count stops refinement; it does not force coarsening.
+//
+// Full resolution and the paper's 22140: RefineUniform(6) on the curtain's
+// 820-triangle base mesh gives 25020 triangles, not 27·820 = 22140. Kobbelt's
+// boundary rule trisects a boundary edge every other √3 step, so boundary
+// faces lag the interior by one generation per step; the Adapter keeps
+// every pair of faces across an interior edge within one generation, boundary
+// faces included, so the boundary is trisected at every step and each base
+// boundary edge adds 36 triangles: F₆ = 27·F + 36·B (B = 80 boundary edges
+// here; F₄ = 9·F + 6·B). No staggered base mesh hits 22140 exactly under
+// this rule; the benchmark compares against the 25020-triangle mesh, which
+// is the base uniformly refined to g_max by the same scheme that adapts it.
+// The same rule makes boundary triangles thin: at g = 6 the curtain's rail
+// edges are 0.123 m/27 = 4.6 mm long against about 2.4 cm inside.
+//
+// Minimum angle: refinement without smoothing shrinks angles with depth.
+// On the curtain the smallest rest angle goes from 19.5° (base) to 8.0°
+// (uniform g = 6; TestCurtainBaseMesh asserts ≥ 7°); over random refine and
+// coarsen sequences on jittered meshes the Adapter's tests measured 0.87°
+// (TestAdaptMinAngle asserts base/100). Angles come back exactly when the
+// mesh coarsens.
 
 // MaxAdaptTriangles is the largest triangle budget AdaptParams accepts:
 // at roughly 1 kB of simulation state per triangle, 2·10⁶ triangles are
@@ -55,10 +93,12 @@ type AdaptParams struct {
 
 // DefaultAdaptParams returns the settings tuned for the curtain of
 // Bender & Deul §7 (assets/scenes/curtain-adaptive.json): g_max = 6,
-// adaptation every 5th step, l_base = 4/m, l_gmax = 40/m, c = 0.5, at most
-// 200 000 triangles.
+// adaptation every 5th step as in the paper, l_base = 3/m, l_gmax = 30/m,
+// c = 0.5, at most 200 000 triangles. On the curtain these average about
+// 5400 triangles over the 20 s (the paper: 5158); l_base = 4/m, l_gmax =
+// 40/m gave 4200 and 2/m, 20/m gave 7700.
 func DefaultAdaptParams() AdaptParams {
-	return AdaptParams{Enabled: true, Base: 4, Max: 40, CoarsenFrac: 0.5, GMax: 6, Interval: 5, MaxTris: 200_000}
+	return AdaptParams{Enabled: true, Base: 3, Max: 30, CoarsenFrac: 0.5, GMax: 6, Interval: 5, MaxTris: 200_000}
 }
 
 // Validate returns an error naming the first field out of range: l_base
@@ -109,6 +149,7 @@ type adaptState struct {
 
 	// State before the adaptation, for conserveMomentum.
 	oldVel   []Vec3
+	oldPos   []Vec3
 	oldArea  []float64
 	oldAlive []bool
 	oldTris  [][3]int32
@@ -118,6 +159,7 @@ type adaptState struct {
 	acc      []momAcc // per union-find root
 	nodes    []int32  // nodes in use
 	pinDrop  []bool   // scratch: slot loses its pin
+	derived  []bool   // per vertex slot: its pin was made by derivePins
 
 	rows      []rowData // cached rows of the block system, per vertex slot
 	rowsOK    bool      // rows match the mesh
@@ -273,6 +315,7 @@ func (s *Sim) snapshotForAdapt() {
 	ad := &s.ad
 	m := s.Mesh
 	ad.oldVel = append(ad.oldVel[:0], m.Vel...)
+	ad.oldPos = append(ad.oldPos[:0], m.Pos...)
 	ad.oldArea = append(ad.oldArea[:0], s.area[:len(m.Pos)]...)
 	ad.oldAlive = append(ad.oldAlive[:0], m.VertAlive...)
 	ad.oldTris = append(ad.oldTris[:0], m.Tris...)
@@ -415,42 +458,89 @@ func (s *Sim) updateSystem(ch Changes) {
 	packRows(s.sys, ad.rows)
 }
 
-// updatePins drops the pins (and the drag) of vertices that were removed
-// (or whose slot now holds a new vertex), pins new boundary vertices that
-// lie between two pinned vertices (derivePins), and updates fixed for the
+// updatePins keeps pins and the drag valid across a topology change.
+//
+// A pin that derivePins made (on a vertex that boundary trisection put
+// between two pinned vertices) goes away with its vertex: the trisection
+// was undone and the edge's end vertices still carry their pins. Any other
+// pin (a scene pin on a base vertex never moves; a pin the user put on a
+// vertex that refinement created) whose vertex is coarsened away moves to
+// the nearest surviving vertex of the changed region that has no pin, held
+// where that vertex is now (for a scripted pin: the same path, anchored so
+// that the target is the vertex's position), so the cloth does not drop
+// and nothing jumps; it is dropped only if the region has no free vertex.
+// A drag follows its vertex the same way, so dragging keeps working while
+// the mesh changes under the cursor. Finally fixed is updated for the
 // touched slots.
 func (s *Sim) updatePins(ch Changes) {
 	m := s.Mesh
 	ad := &s.ad
 	ad.pinDrop = growTo(ad.pinDrop, len(m.Pos))
+	ad.derived = growTo(ad.derived, len(m.Pos))
 	for _, v := range ch.RemovedVerts {
 		ad.pinDrop[v] = true
 	}
 	for _, v := range ch.NewVerts {
 		ad.pinDrop[v] = true
 	}
-	if s.drag.on && ad.pinDrop[s.drag.v] {
-		s.drag.on = false
-	}
+	var moved []Pin
 	w := 0
 	for _, p := range s.pins {
 		if !ad.pinDrop[p.Vertex] {
 			s.pins[w] = p
 			w++
+		} else if !ad.derived[p.Vertex] {
+			moved = append(moved, p)
 		}
 	}
 	s.pins = s.pins[:w]
 	for _, v := range ch.RemovedVerts {
-		ad.pinDrop[v] = false
 		s.fixed[v] = true
+		ad.derived[v] = false
+	}
+	for _, v := range ch.NewVerts {
+		ad.derived[v] = false
+	}
+	s.derivePins(ch)
+	for _, p := range moved {
+		u := s.nearestFree(ch, ad.oldPos[p.Vertex])
+		if u < 0 {
+			continue
+		}
+		q := Pin{Vertex: u, Target: m.Pos[u], Anchor: m.Pos[u], Path: p.Path}
+		if p.Path != nil {
+			q.Anchor = m.Pos[u].Sub(p.Path.At(s.Time))
+		}
+		s.setPin(q)
+	}
+	if s.drag.on && ad.pinDrop[s.drag.v] {
+		if u := s.nearestFree(ch, ad.oldPos[s.drag.v]); u >= 0 {
+			s.drag.v = u
+		} else {
+			s.drag.on = false
+		}
+	}
+	for _, v := range ch.RemovedVerts {
+		ad.pinDrop[v] = false
 	}
 	for _, v := range ch.NewVerts {
 		ad.pinDrop[v] = false
 	}
-	s.derivePins(ch)
 	for _, v := range ch.Verts {
 		s.fixed[v] = s.pinIndex(v) >= 0
 	}
+}
+
+// nearestFree returns the live, unpinned touched vertex nearest to x, or
+// −1 if there is none.
+func (s *Sim) nearestFree(ch Changes, x Vec3) int32 {
+	best, bd := int32(-1), math.Inf(1)
+	for _, v := range ch.Verts {
+		if d := s.Mesh.Pos[v].Sub(x).Norm(); d < bd && s.pinIndex(v) < 0 {
+			best, bd = v, d
+		}
+	}
+	return best
 }
 
 // pinIndex returns the index of v's pin in s.pins, or −1.
@@ -513,6 +603,7 @@ func (s *Sim) derivePins(ch Changes) {
 		}
 		m.Pos[v] = p.Target
 		s.setPin(p)
+		ad.derived[v] = true
 	}
 }
 

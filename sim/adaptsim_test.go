@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -132,8 +133,17 @@ func TestCurtainBaseMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	base := minRestAngle(m)
 	if err := s.RefineUniform(6); err != nil {
 		t.Fatal(err)
+	}
+	// Without smoothing the √3 scheme's angles shrink with depth; on the
+	// curtain they go from 19.5° to 8.0° at g = 6 (measured). The bound
+	// catches a refinement that produces slivers.
+	if got := minRestAngle(m); got < 7 {
+		t.Errorf("min rest angle at g=6 got=%.2f°, want ≥ 7° (base %.2f°)", got, base)
+	} else {
+		t.Logf("min rest angle: base %.2f°, g=6 %.2f°", base, got)
 	}
 	// Interior faces triple per √3 step; with this Adapter the boundary
 	// faces keep within one generation of their neighbours, so each step
@@ -208,7 +218,7 @@ func TestAdaptSimConservation(t *testing.T) {
 	mass0 := s.TotalMass()
 	n := 2000
 	if testing.Short() {
-		n = 300
+		n = 50
 	}
 	var ops int
 	for k := 0; k < n; k++ {
@@ -248,7 +258,7 @@ func TestAdaptSimConservation(t *testing.T) {
 			t.Fatalf("vertex %d: lumped area got=%v, want=%v", i, s.area[i], area[i])
 		}
 	}
-	if ops < 1000 {
+	if ops < n/2 {
 		t.Errorf("only %d face changes: the test does not exercise adaptation", ops)
 	}
 	t.Logf("%d adaptations, %d face changes, %d faces at the end", n, ops, s.Mesh.NumTris())
@@ -336,47 +346,89 @@ func TestAdaptivePinsFollowRail(t *testing.T) {
 	}
 }
 
-// TestAdaptiveHangingMatchesFull compares an adaptive hanging sheet with
-// the same sheet uniformly refined to g_max: the base vertices, which both
-// runs share, stay close.
-func TestAdaptiveHangingMatchesFull(t *testing.T) {
-	steps := 200
-	if testing.Short() {
-		steps = 60
-	}
-	full := adaptiveSheet(t, 6, 6, 4)
-	if err := full.RefineUniform(4); err != nil {
+// drapedSheet returns a vertical 1 m staggered sheet (6×6 cells, 78 base
+// triangles) pinned at its two top corners, which are 0.5 m apart so that
+// it drapes in folds, with strong mass damping so that it comes to rest;
+// refined uniformly to generation full (0: the base mesh).
+func drapedSheet(t testing.TB, full int) *Sim {
+	t.Helper()
+	m, err := StaggeredGrid(1, 1, 6, 6)
+	if err != nil {
 		t.Fatal(err)
 	}
-	ad := adaptiveSheet(t, 6, 6, 4)
+	for i, r := range m.Rest {
+		m.Pos[i] = Vec3{0.25 + 0.5*r.X, r.Y, 0.25 * math.Sin(math.Pi*r.X)}
+	}
+	p := DefaultParams()
+	p.DampMass = 4
+	s, err := New(m, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range m.Rest {
+		if r.Y == 1 && (r.X == 0 || r.X == 1) {
+			if err := s.Pin(int32(i), m.Pos[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ap := DefaultAdaptParams()
+	ap.Enabled, ap.GMax, ap.Base, ap.Max = false, 4, 1, 10
+	if err := s.SetAdaptParams(ap); err != nil {
+		t.Fatal(err)
+	}
+	if full > 0 {
+		if err := s.RefineUniform(full); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// TestAdaptiveDrapeMatchesFull lets a sheet settle into folds three ways:
+// on the base mesh, adaptively (g_max = 4) and uniformly refined to g = 4,
+// and compares the rest shapes through the base vertices, which all three
+// share. The adaptive shape must be much closer to the full-resolution one
+// than the base mesh's is (measured: 2.3 cm against 5.0 cm).
+func TestAdaptiveDrapeMatchesFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("settling three sheets takes 20 s under -race; the full run covers it (1–2 s)")
+	}
+	const steps = 400
+	full, coarse, ad := drapedSheet(t, 4), drapedSheet(t, 0), drapedSheet(t, 0)
 	p := ad.AdaptParams()
-	p.Enabled, p.Base, p.Max = true, 0.3, 3
+	p.Enabled, p.Base, p.Max = true, 0.5, 5
 	if err := ad.SetAdaptParams(p); err != nil {
 		t.Fatal(err)
 	}
 	// Base vertices keep their slots, which come first: 4 even rows of 7
 	// and 3 odd rows of 8.
 	const nbase = 7*4 + 8*3
-	maxTris := 0
+	peak := 0
 	for i := 0; i < steps; i++ {
-		if _, err := full.Step(); err != nil {
-			t.Fatal(err)
+		for _, s := range []*Sim{full, coarse, ad} {
+			if _, err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if _, err := ad.Step(); err != nil {
-			t.Fatal(err)
+		peak = max(peak, ad.Mesh.NumTris())
+	}
+	rms := func(s *Sim) float64 {
+		var e float64
+		for i := 0; i < nbase; i++ {
+			d := full.Mesh.Pos[i].Sub(s.Mesh.Pos[i])
+			e += d.Dot(d)
 		}
-		maxTris = max(maxTris, ad.Mesh.NumTris())
+		return math.Sqrt(e / nbase)
 	}
-	var worst float64
-	for i := 0; i < nbase; i++ {
-		worst = math.Max(worst, full.Mesh.Pos[i].Sub(ad.Mesh.Pos[i]).Norm())
+	eAd, eCoarse := rms(ad), rms(coarse)
+	t.Logf("after %d steps: adaptive %d faces (peak %d), full %d, base %d; base-vertex RMS distance to the full run: adaptive %.3g m, base mesh %.3g m; max speed %.2g m/s",
+		steps, ad.Mesh.NumTris(), peak, full.Mesh.NumTris(), coarse.Mesh.NumTris(), eAd, eCoarse, full.MaxSpeed())
+	if peak <= coarse.Mesh.NumTris() {
+		t.Fatalf("the adaptive run never refined (peak %d faces)", peak)
 	}
-	t.Logf("after %d steps: adaptive %d faces (peak %d), full %d; largest base-vertex distance %.3g m", steps, ad.Mesh.NumTris(), maxTris, full.Mesh.NumTris(), worst)
-	if worst > 0.05 {
-		t.Errorf("base vertices of the adaptive and full runs differ by up to %v m, want ≤ 0.05 m (5 %% of the sheet)", worst)
-	}
-	if maxTris <= 6*13 {
-		t.Errorf("the adaptive run never refined (peak %d faces)", maxTris)
+	if !(eAd < 0.6*eCoarse) {
+		t.Errorf("adaptive RMS distance %.3g m, want below 0.6 × the base mesh's %.3g m", eAd, eCoarse)
 	}
 }
 
@@ -384,16 +436,17 @@ func TestAdaptiveHangingMatchesFull(t *testing.T) {
 // the sheet swings; the run must stay finite, conserve mass and respect
 // the triangle cap.
 func TestAdaptLongRandomParams(t *testing.T) {
-	s := adaptiveSheet(t, 5, 5, 6)
+	s := drapedSheet(t, 0)
 	rng := rand.New(rand.NewPCG(7, 8))
 	mass0 := s.TotalMass()
+	peak, prev := 0, 0
 	steps := 1200
 	if testing.Short() {
 		steps = 200
 	}
 	for i := 0; i < steps; i++ {
 		if i%40 == 0 {
-			base := 0.5 + 10*rng.Float64()
+			base := 0.1 + 3*rng.Float64()
 			p := AdaptParams{Enabled: rng.IntN(5) > 0, Base: base, Max: base * (1 + 10*rng.Float64()),
 				CoarsenFrac: 0.05 + 0.9*rng.Float64(), GMax: rng.IntN(7), Interval: 1 + rng.IntN(6), MaxTris: 200 + rng.IntN(2000)}
 			if err := s.SetAdaptParams(p); err != nil {
@@ -406,9 +459,17 @@ func TestAdaptLongRandomParams(t *testing.T) {
 		if !s.Finite() {
 			t.Fatalf("step %d: not finite", i)
 		}
-		if n, c := s.Mesh.NumTris(), s.AdaptParams().MaxTris; n > c && s.ad.last.Refined > 0 {
-			t.Fatalf("step %d: %d faces above the cap %d after a refinement", i, n, c)
+		// Hard cap: above MaxTris (after the cap was lowered) the count
+		// may only fall.
+		if n, c := s.Mesh.NumTris(), s.AdaptParams().MaxTris; n > c && n > prev {
+			t.Fatalf("step %d: faces grew from %d to %d, above the cap %d", i, prev, n, c)
 		}
+		prev = s.Mesh.NumTris()
+		peak = max(peak, s.Mesh.NumTris())
+	}
+	t.Logf("%d steps, peak %d faces", steps, peak)
+	if peak <= 78 {
+		t.Errorf("peak faces got=%d, want refinement above the 78 base faces", peak)
 	}
 	if got := s.TotalMass(); math.Abs(got-mass0) > 1e-12*mass0 {
 		t.Errorf("total mass got=%v, want=%v", got, mass0)
@@ -449,4 +510,100 @@ func BenchmarkAdaptStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(tris)/float64(b.N), "tris")
 	b.ReportMetric(adapt/total, "adapt-share")
+}
+
+// TestPinAndDragSurviveCoarsening: a pin and a drag on a vertex that
+// refinement created move to the nearest remaining vertex when a join
+// removes it; nothing jumps and derived rail pins go with their vertices.
+func TestPinAndDragSurviveCoarsening(t *testing.T) {
+	s := adaptiveSheet(t, 4, 4, 6)
+	m := s.Mesh
+	refine := func(f int32) Changes {
+		s.snapshotForAdapt()
+		s.ad.a.ResetChanges()
+		if !s.ad.a.Refine(f) {
+			t.Fatalf("Refine(%d) failed", f)
+		}
+		ch := s.ad.a.Changes()
+		s.applyChanges(ch)
+		return ch
+	}
+	ch := refine(20)
+	c := ch.NewVerts[0]
+	if err := s.Pin(c, m.Pos[c]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drag(c, Vec3{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	npins := len(s.Pins())
+	pos0 := append([]Vec3(nil), m.Pos...)
+	s.snapshotForAdapt()
+	s.ad.a.ResetChanges()
+	var f int32 = -1
+	for g, tr := range m.Tris {
+		if tr[0] >= 0 && tr[2] == c && Generation(m.Gen[g]) == 1 {
+			f = int32(g)
+		}
+	}
+	if f < 0 || !s.ad.a.Coarsen(f) {
+		t.Fatalf("could not coarsen the split around vertex %d", c)
+	}
+	s.applyChanges(s.ad.a.Changes())
+	if m.VertAlive[c] {
+		t.Fatalf("vertex %d survived the join", c)
+	}
+	pins := s.Pins()
+	if len(pins) != npins {
+		t.Fatalf("pins got=%d, want=%d (moved, not dropped)", len(pins), npins)
+	}
+	for _, p := range pins {
+		if !m.VertAlive[p.Vertex] || p.Target != m.Pos[p.Vertex] {
+			t.Errorf("pin %+v: vertex dead or target off its position %v", p, m.Pos[p.Vertex])
+		}
+	}
+	if !s.drag.on || !m.VertAlive[s.drag.v] || s.drag.target != (Vec3{1, 2, 3}) {
+		t.Errorf("drag got on=%v v=%d target=%v, want it moved to a live vertex with the same target", s.drag.on, s.drag.v, s.drag.target)
+	}
+	for i, p := range pos0 {
+		if m.VertAlive[i] && m.Pos[i] != p {
+			t.Errorf("vertex %d moved from %v to %v", i, p, m.Pos[i])
+		}
+	}
+}
+
+func TestSceneAdaptSection(t *testing.T) {
+	const head = `{"duration": 1, "mesh": {"kind": "staggered", "width": 1, "height": 1, "nx": 3, "ny": 2}`
+	for _, c := range []struct {
+		adapt string
+		want  string // substring of the error, "" for none
+	}{
+		{``, ""},
+		{`, "adapt": {}`, ""},
+		{`, "adapt": {"l_base": 2, "l_gmax": 1}`, "adapt: refinement limit l_gmax"},
+		{`, "adapt": {"coarsen": 1}`, "adapt: coarsening fraction"},
+		{`, "adapt": {"g_max": 40}`, "adapt: maximum generation"},
+		{`, "adapt": {"interval": 0}`, "adapt: adaptation interval"},
+		{`, "adapt": {"max_triangles": 1000000000}`, "exhaust memory"},
+		{`, "adapt": {"bogus": 1}`, `unknown key "bogus"`},
+	} {
+		sc, err := ParseScene([]byte(head+c.adapt+"}"), "t.json")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: got error %v, want none", c.adapt, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error got=%v, want one containing %q", c.adapt, err, c.want)
+		case err == nil:
+			s, err := sc.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := s.Mesh.NumTris(), 2*(2*3+1); got != want {
+				t.Errorf("staggered 3×2: faces got=%d, want=%d", got, want)
+			}
+			if got, want := s.AdaptParams().Enabled, c.adapt != ""; got != want {
+				t.Errorf("%q: adaptivity enabled got=%v, want=%v", c.adapt, got, want)
+			}
+		}
+	}
 }

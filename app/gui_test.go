@@ -1,0 +1,447 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The TestGUI* tests run the real viewer binary in the X display given by
+// DISPLAY (make test runs them under xvfb-run with Mesa's software
+// OpenGL) and use it as a person would: they look at a screenshot and
+// drag a pin with the mouse through xdotool. They skip without a display.
+// Set DRAPE_TEST_OUT to a directory to keep the screenshots.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// viewerBinary builds the drape command once per test run.
+func viewerBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "drape-gui-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "drape")
+		cmd := exec.Command("go", "build", "-o", binPath, "drape")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = err
+			binPath = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building drape: %v\n%s", buildErr, binPath)
+	}
+	return binPath
+}
+
+func needDisplay(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no display: run under xvfb-run (make test does)")
+	}
+}
+
+// outDir returns DRAPE_TEST_OUT or a temporary directory.
+func outDir(t *testing.T) string {
+	if d := os.Getenv("DRAPE_TEST_OUT"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+func readState(path string) (State, error) {
+	var st State
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return st, err
+	}
+	return st, json.Unmarshal(data, &st)
+}
+
+// TestViewNoDisplay: without a display the viewer says so in one line and
+// exits 1.
+func TestViewNoDisplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	cmd := exec.Command(viewerBinary(t), "view")
+	cmd.Env = append(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := -1
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	want := "drape view: no display: set DISPLAY or run under xvfb-run\n"
+	if code != 1 || stderr.String() != want {
+		t.Errorf("drape view without display: got code %d, stderr %q; want 1, %q", code, stderr.String(), want)
+	}
+}
+
+// TestGUIScreenshot renders the default scene for a while and checks the
+// screenshot: the cloth is there and coloured by curvature, the panels are
+// drawn, and no OpenGL error happened.
+func TestGUIScreenshot(t *testing.T) {
+	needDisplay(t)
+	dir := outDir(t)
+	shot, state := filepath.Join(dir, "view_screenshot.png"), filepath.Join(dir, "view_screenshot.json")
+	cmd := exec.Command(viewerBinary(t), "view", "--scene", "hanging", "--frames", "90",
+		"--screenshot", shot, "--state", state)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("drape view: %v\n%s", err, stderr.String())
+	}
+	st, err := readState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.GLErrors != 0 || strings.Contains(stderr.String(), "GL error") {
+		t.Errorf("OpenGL errors: got=%d (stderr %q), want=0", st.GLErrors, stderr.String())
+	}
+	if !st.Finite || st.Steps == 0 || st.Frames != 90 || len(st.Pins) != 2 {
+		t.Errorf("state: got finite=%v steps=%d frames=%d pins=%d, want finite, >0, 90, 2", st.Finite, st.Steps, st.Frames, len(st.Pins))
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	if b.Dx() != int(st.Window[0]) || b.Dy() != int(st.Window[1]) {
+		t.Errorf("screenshot size: got=%v, want=%v", b.Size(), st.Window)
+	}
+	rgb := func(x, y int) (r, g, bl int) {
+		r32, g32, b32, _ := img.At(x, y).RGBA()
+		return int(r32 >> 8), int(g32 >> 8), int(b32 >> 8)
+	}
+	// The cloth hangs from its pins and swings: look at a box around and
+	// below them, count lit pixels (the background there is dark, about
+	// (30, 32, 38)) and saturated ones (the curvature map; the background
+	// and grid are grey). Thresholds are absolute counts so that they hold
+	// whatever the pose at the moment of the screenshot.
+	x0 := int(min(st.Pins[0].Pixel[0], st.Pins[1].Pixel[0])) - 100
+	x1 := int(max(st.Pins[0].Pixel[0], st.Pins[1].Pixel[0])) + 100
+	y0 := int(min(st.Pins[0].Pixel[1], st.Pins[1].Pixel[1])) - 30
+	y1 := y0 + 360
+	lit, coloured := 0, 0
+	for y := max(0, y0); y < min(b.Dy(), y1); y++ {
+		for x := max(0, x0); x < min(b.Dx(), x1); x++ {
+			r, g, bl := rgb(x, y)
+			if r+g+bl > 300 {
+				lit++
+				if max(r, g, bl)-min(r, g, bl) > 35 {
+					coloured++
+				}
+			}
+		}
+	}
+	t.Logf("cloth box %dx%d: %d lit, %d coloured pixels", x1-x0, y1-y0, lit, coloured)
+	if lit < 4000 {
+		t.Errorf("cloth not visible: %d lit pixels around the pins, want at least 4000", lit)
+	}
+	if coloured < 200 {
+		t.Errorf("cloth not coloured by curvature: %d saturated pixels, want at least 200", coloured)
+	}
+	// The sidebar: dark panel background with light text.
+	text, panel := 0, 0
+	for y := 40; y < b.Dy()-40; y++ {
+		for x := 12; x < 340; x++ {
+			r, g, bl := rgb(x, y)
+			switch {
+			case r > 190 && g > 190 && bl > 190:
+				text++
+			case r < 60 && g < 60 && bl < 70:
+				panel++
+			}
+		}
+	}
+	t.Logf("sidebar: %d text pixels, %d panel pixels", text, panel)
+	if text < 1000 || panel < 50000 {
+		t.Errorf("ImGui sidebar not drawn: %d text and %d panel pixels, want at least 1000 and 50000", text, panel)
+	}
+}
+
+// xdotool runs xdotool with args and returns its trimmed output.
+func xdotool(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("xdotool", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xdotool %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestGUIDragPin starts the viewer, finds the left pinned corner's pixel
+// in the periodically written --state, drags it with a real X mouse
+// (xdotool) 120 px right and 60 px down, and checks that the pin's target
+// moved right and down in the world and that the pinned vertex is drawn
+// where the mouse was released. It then closes the viewer with SIGTERM and
+// checks the clean exit and that no OpenGL error was reported.
+func TestGUIDragPin(t *testing.T) {
+	needDisplay(t)
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Skip("xdotool not installed (make deps installs it)")
+	}
+	dir := outDir(t)
+	state := filepath.Join(dir, "view_drag.json")
+	os.Remove(state)
+	cmd := exec.Command(viewerBinary(t), "view", "--scene", "hanging", "--state", state, "--state-every", "3")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// waitErr is set before exited is closed.
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+
+	// poll waits until the state satisfies ok.
+	poll := func(what string, ok func(State) bool) State {
+		t.Helper()
+		deadline := time.Now().Add(90 * time.Second)
+		for time.Now().Before(deadline) {
+			select {
+			case <-exited:
+				t.Fatalf("viewer exited while waiting for %s: %v\n%s", what, waitErr, stderr.String())
+			default:
+			}
+			if st, err := readState(state); err == nil && ok(st) {
+				return st
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("timed out waiting for %s\n%s", what, stderr.String())
+		return State{}
+	}
+	st := poll("the first state", func(s State) bool { return s.Frames >= 6 && len(s.Pins) == 2 && s.Pins[0].OnScreen })
+	pin := st.Pins[0]
+	for _, p := range st.Pins {
+		if p.Pixel[0] < pin.Pixel[0] {
+			pin = p
+		}
+	}
+	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	x, y := int(pin.Pixel[0]+0.5), int(pin.Pixel[1]+0.5)
+	const dx, dy = 120, 60
+	itoa := strconv.Itoa
+	xdotool(t, "mousemove", "--window", win, itoa(x), itoa(y))
+	poll("the hover", func(s State) bool { return s.Frames > st.Frames+3 })
+	xdotool(t, "mousedown", "1")
+	poll("the grab", func(s State) bool { return s.Dragged == pin.ID })
+	const steps = 12
+	for i := 1; i <= steps; i++ {
+		xdotool(t, "mousemove", "--window", win, itoa(x+dx*i/steps), itoa(y+dy*i/steps))
+		time.Sleep(30 * time.Millisecond)
+	}
+	moved := func(s State) (PinState, bool) {
+		for _, p := range s.Pins {
+			if p.ID == pin.ID {
+				return p, p.Target != pin.Target
+			}
+		}
+		return PinState{}, false
+	}
+	// Wait until the vertex has reached the released cursor position.
+	after := poll("the pin to follow the mouse", func(s State) bool {
+		p, ok := moved(s)
+		return ok && abs32(p.Pixel[0]-float32(x+dx)) < 6 && abs32(p.Pixel[1]-float32(y+dy)) < 6
+	})
+	xdotool(t, "mouseup", "1")
+	poll("the release", func(s State) bool { return s.Dragged == -1 && s.Frames > after.Frames })
+	p, _ := moved(after)
+	t.Logf("pin %d: target %v -> %v, pixel %v -> %v", pin.ID, pin.Target, p.Target, pin.Pixel, p.Pixel)
+	// The camera looks at the sheet from the front right and above: a
+	// drag right and down on screen moves the target towards +X and −Y.
+	if !(p.Target[0] > pin.Target[0]+0.05) || !(p.Target[1] < pin.Target[1]-0.02) {
+		t.Errorf("pin target moved from %v to %v, want right (+x) and down (−y)", pin.Target, p.Target)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+		if waitErr != nil {
+			t.Errorf("viewer exit after SIGTERM: %v\n%s", waitErr, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("viewer did not exit within 30 s of SIGTERM")
+	}
+	final, err := readState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.GLErrors != 0 || strings.Contains(stderr.String(), "GL error") {
+		t.Errorf("OpenGL errors: got=%d, want=0\n%s", final.GLErrors, stderr.String())
+	}
+	if !final.Finite {
+		t.Errorf("simulation not finite at exit: %s", final.Error)
+	}
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+var _ image.Image
+
+// TestGUIUnstable opens a scene whose gravity (10⁴ m/s², with Δt = 20 ms)
+// accelerates the free vertices past the simulation's speed limit within a
+// few steps: the viewer must keep running,
+// stop stepping, keep drawing the last good state and show the error in a
+// red banner with Reset, and report the state as not finite.
+func TestGUIUnstable(t *testing.T) {
+	needDisplay(t)
+	dir := outDir(t)
+	scene := filepath.Join(t.TempDir(), "unstable.json")
+	src := `{"name": "unstable", "duration": 1,
+	  "mesh": {"kind": "grid", "width": 1, "height": 1, "nx": 10, "ny": 10},
+	  "placement": {"origin": [-0.5, 1.5, 0.5], "orientation": "horizontal"},
+	  "pins": [{"select": "top-corners"}],
+	  "params": {"gravity": [0, -1e4, 0], "dt": 0.02}}`
+	if err := os.WriteFile(scene, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot, state := filepath.Join(dir, "view_unstable.png"), filepath.Join(dir, "view_unstable.json")
+	cmd := exec.Command(viewerBinary(t), "view", "--scene", scene, "--frames", "20", "--screenshot", shot, "--state", state, "--msaa", "0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("drape view: %v\n%s", err, stderr.String())
+	}
+	st, err := readState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Finite || !st.Paused || st.Steps > 10 || !strings.Contains(st.Error, "unstable") || st.GLErrors != 0 {
+		t.Errorf("state: got finite=%v paused=%v steps=%d error=%q gl_errors=%d, want false, true, ≤ 10, an unstable message, 0",
+			st.Finite, st.Paused, st.Steps, st.Error, st.GLErrors)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The banner's dark red background, at the top of the 3D area.
+	red := 0
+	for y := 0; y < 150; y++ {
+		for x := 360; x < img.Bounds().Dx()-330; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if r>>8 > 90 && g>>8 < 40 && b>>8 < 40 {
+				red++
+			}
+		}
+	}
+	if red < 5000 {
+		t.Errorf("error banner not drawn: %d dark red pixels at the top, want at least 5000", red)
+	}
+}
+
+// TestGUIBadSceneFile types a path that does not exist into the Scene
+// panel's file box and clicks Load: the error must be shown and the
+// running scene must keep running.
+func TestGUIBadSceneFile(t *testing.T) {
+	needDisplay(t)
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Skip("xdotool not installed (make deps installs it)")
+	}
+	dir := outDir(t)
+	state := filepath.Join(dir, "view_badscene.json")
+	os.Remove(state)
+	cmd := exec.Command(viewerBinary(t), "view", "--scene", "hanging", "--state", state, "--state-every", "3", "--msaa", "0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}()
+	poll := func(what string, ok func(State) bool) State {
+		t.Helper()
+		deadline := time.Now().Add(90 * time.Second)
+		for time.Now().Before(deadline) {
+			if st, err := readState(state); err == nil && ok(st) {
+				return st
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("timed out waiting for %s\n%s", what, stderr.String())
+		return State{}
+	}
+	st := poll("the first state", func(s State) bool { return s.Frames >= 3 })
+	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	xdotool(t, "windowfocus", "--sync", win)
+	// Panel layout at content scale 1: the file box and its Load button
+	// are on the second row of the Scene section (panels.go).
+	xdotool(t, "mousemove", "--window", win, "100", "99")
+	poll("the cursor", func(s State) bool { return s.Frames > st.Frames+3 })
+	xdotool(t, "click", "1")
+	time.Sleep(300 * time.Millisecond)
+	xdotool(t, "type", "--delay", "30", "no/such/scene.json")
+	time.Sleep(300 * time.Millisecond)
+	xdotool(t, "mousemove", "--window", win, "285", "99")
+	time.Sleep(300 * time.Millisecond)
+	xdotool(t, "click", "1")
+	after := poll("the error message", func(s State) bool {
+		for _, m := range s.Messages {
+			if strings.Contains(m, "no/such/scene.json") {
+				return true
+			}
+		}
+		return false
+	})
+	poll("the scene to keep running", func(s State) bool {
+		return s.Scene == "hanging" && s.Steps > after.Steps+5 && s.Finite
+	})
+}

@@ -1,0 +1,239 @@
+package app
+
+import (
+	"math"
+	"testing"
+
+	"drape/render"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// recorder collects the commands an Interaction sends.
+type recorder struct{ cmds []Command }
+
+func (r *recorder) Send(c Command) { r.cmds = append(r.cmds, c) }
+
+func (r *recorder) last() Command {
+	if len(r.cmds) == 0 {
+		return Command{Kind: -1}
+	}
+	return r.cmds[len(r.cmds)-1]
+}
+
+// sheetSnapshot returns an n×n grid in the plane z = 0 spanning [0,1]²
+// with dense = slot, and pins at the two top corners.
+func sheetSnapshot(n int) *Snapshot {
+	s := &Snapshot{Seq: 1, Epoch: 1}
+	for j := 0; j <= n; j++ {
+		for i := 0; i <= n; i++ {
+			s.Pos = append(s.Pos, float32(i)/float32(n), float32(j)/float32(n), 0)
+			s.Normal = append(s.Normal, 0, 0, 1)
+			s.Curv = append(s.Curv, 0)
+			s.Slot = append(s.Slot, int32(len(s.Slot)))
+		}
+	}
+	s.DenseOf = append([]int32(nil), s.Slot...)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			a := uint32(j*(n+1) + i)
+			s.Tris = append(s.Tris, a, a+1, a+uint32(n)+2, a, a+uint32(n)+2, a+uint32(n)+1)
+			s.FaceGen = append(s.FaceGen, 0, 0)
+		}
+	}
+	for _, v := range []int32{int32(n * (n + 1)), int32((n+1)*(n+1) - 1)} {
+		p := s.Vertex(int(v))
+		s.Pins = append(s.Pins, PinInfo{Slot: v, Dense: v, Pos: p, Target: p})
+	}
+	return s
+}
+
+// frontCamera looks at the sheet's centre straight along −Z.
+func frontCamera() render.Camera {
+	c := render.NewCamera(800, 600)
+	c.Yaw, c.Pitch = 0, 0
+	c.Fit(mgl32.Vec3{0, 0, 0}, mgl32.Vec3{1, 1, 0})
+	return c
+}
+
+func TestPickVertex(t *testing.T) {
+	s := sheetSnapshot(10)
+	cam := frontCamera()
+	for _, c := range []struct {
+		p    mgl32.Vec3 // world point whose pixel is picked
+		want int        // dense vertex, −1 for a miss
+	}{
+		{mgl32.Vec3{0.5, 0.5, 0}, 5*11 + 5},
+		{mgl32.Vec3{0.32, 0.71, 0}, 7*11 + 3},
+		{mgl32.Vec3{0.01, 0.01, 0}, 0},
+		{mgl32.Vec3{1.5, 0.5, 0}, -1},
+	} {
+		px, py, _ := cam.Project(c.p)
+		o, d := cam.Ray(px, py)
+		got, hit, ok := PickVertex(s, o, d)
+		if !ok {
+			got = -1
+		}
+		if got != c.want {
+			t.Errorf("pick at %v: got=%d, want=%d", c.p, got, c.want)
+		}
+		if ok && hit.Sub(c.p).Len() > 1e-4 {
+			t.Errorf("hit point for %v: got=%v", c.p, hit)
+		}
+	}
+}
+
+func TestRayTriangleBothSides(t *testing.T) {
+	a, b, c := mgl32.Vec3{0, 0, 0}, mgl32.Vec3{1, 0, 0}, mgl32.Vec3{0, 1, 0}
+	for _, z := range []float32{1, -1} {
+		d, ok := rayTriangle(mgl32.Vec3{0.2, 0.2, z}, mgl32.Vec3{0, 0, -z}, a, b, c)
+		if !ok || math.Abs(float64(d-1)) > 1e-6 {
+			t.Errorf("ray from z=%v: got=(%v,%v), want=(1,true)", z, d, ok)
+		}
+	}
+	if _, ok := rayTriangle(mgl32.Vec3{0.2, 0.2, 1}, mgl32.Vec3{1, 0, 0}, a, b, c); ok {
+		t.Errorf("parallel ray hit")
+	}
+	if _, ok := rayTriangle(mgl32.Vec3{0.2, 0.2, 1}, mgl32.Vec3{0, 0, 1}, a, b, c); ok {
+		t.Errorf("ray pointing away hit")
+	}
+}
+
+// TestDragPin presses on a pin marker and drags right and up: the pin's
+// target must move right and up by the cursor's displacement in the
+// plane facing the camera, and releasing must not release a drag spring.
+func TestDragPin(t *testing.T) {
+	s := sheetSnapshot(10)
+	cam := frontCamera()
+	var rec recorder
+	in := NewInteraction()
+	pin := s.Pins[1] // top right, (1, 1, 0)
+	px, py, _ := cam.Project(pin.Pos)
+	in.CursorPos(float64(px)+3, float64(py)-2, false, &cam, s, &rec) // near the marker, off the mesh
+	if in.Hover != pin.Slot {
+		t.Fatalf("hover: got=%d, want pin %d", in.Hover, pin.Slot)
+	}
+	in.MouseButton(mouseLeft, true, 0, false, &cam, s, &rec)
+	if in.Dragged != pin.Slot {
+		t.Fatalf("dragged: got=%d, want=%d", in.Dragged, pin.Slot)
+	}
+	in.CursorPos(float64(px)+3+100, float64(py)-2-50, false, &cam, s, &rec)
+	c := rec.last()
+	if c.Kind != CmdMovePin || c.Vertex != pin.Slot {
+		t.Fatalf("command: got=%+v, want CmdMovePin of %d", c, pin.Slot)
+	}
+	// One pixel at the sheet's depth is 2·d·tan(fov/2)/height metres.
+	perPx := 2 * float64(cam.Distance) * math.Tan(float64(cam.FovY)/2) / float64(cam.Height)
+	want := [3]float64{1 + 100*perPx, 1 + 50*perPx, 0}
+	got := [3]float64{c.Target.X, c.Target.Y, c.Target.Z}
+	for k := range got {
+		if math.Abs(got[k]-want[k]) > 1e-3 {
+			t.Errorf("target: got=%v, want=%v", got, want)
+			break
+		}
+	}
+	n := len(rec.cmds)
+	in.MouseButton(mouseLeft, false, 0, false, &cam, s, &rec)
+	if len(rec.cmds) != n || in.Busy() || in.Dragged != -1 {
+		t.Errorf("release of a pin drag: got %d new commands, busy=%v, want none, idle", len(rec.cmds)-n, in.Busy())
+	}
+}
+
+// TestDragFreeVertex drags a free vertex: CmdDrag on press and moves,
+// CmdRelease on release.
+func TestDragFreeVertex(t *testing.T) {
+	s := sheetSnapshot(10)
+	cam := frontCamera()
+	var rec recorder
+	in := NewInteraction()
+	px, py, _ := cam.Project(mgl32.Vec3{0.5, 0.5, 0})
+	in.CursorPos(float64(px), float64(py), false, &cam, s, &rec)
+	in.MouseButton(mouseLeft, true, 0, false, &cam, s, &rec)
+	if c := rec.last(); c.Kind != CmdDrag || c.Vertex != 60 {
+		t.Fatalf("press: got=%+v, want CmdDrag of 60", c)
+	}
+	in.CursorPos(float64(px)-40, float64(py), false, &cam, s, &rec)
+	if c := rec.last(); c.Kind != CmdDrag || !(c.Target.X < 0.5) {
+		t.Errorf("move left: got=%+v, want a drag target left of 0.5", c)
+	}
+	in.MouseButton(mouseLeft, false, 0, false, &cam, s, &rec)
+	if c := rec.last(); c.Kind != CmdRelease {
+		t.Errorf("release: got=%+v, want CmdRelease", c)
+	}
+}
+
+// TestDragEndsWhenVertexDies: a drag of a vertex that adaptive coarsening
+// removes ends gracefully with a Release.
+func TestDragEndsWhenVertexDies(t *testing.T) {
+	s := sheetSnapshot(10)
+	cam := frontCamera()
+	var rec recorder
+	in := NewInteraction()
+	px, py, _ := cam.Project(mgl32.Vec3{0.5, 0.5, 0})
+	in.CursorPos(float64(px), float64(py), false, &cam, s, &rec)
+	in.MouseButton(mouseLeft, true, 0, false, &cam, s, &rec)
+	s2 := sheetSnapshot(10)
+	s2.DenseOf[60] = -1
+	in.Update(s2, &rec)
+	if in.Busy() || in.Dragged != -1 || rec.last().Kind != CmdRelease {
+		t.Errorf("after the vertex died: busy=%v dragged=%d last=%+v, want idle with CmdRelease", in.Busy(), in.Dragged, rec.last())
+	}
+}
+
+// TestCtrlClickTogglesPin: Ctrl+click pins a free vertex and unpins a
+// pinned one, without starting a drag.
+func TestCtrlClickTogglesPin(t *testing.T) {
+	s := sheetSnapshot(10)
+	cam := frontCamera()
+	var rec recorder
+	in := NewInteraction()
+	px, py, _ := cam.Project(mgl32.Vec3{0.5, 0.5, 0})
+	in.CursorPos(float64(px), float64(py), false, &cam, s, &rec)
+	in.MouseButton(mouseLeft, true, modControl, false, &cam, s, &rec)
+	if c := rec.last(); c.Kind != CmdPin || c.Vertex != 60 || in.Busy() {
+		t.Errorf("ctrl-click free vertex: got=%+v busy=%v, want CmdPin of 60, idle", c, in.Busy())
+	}
+	in.MouseButton(mouseLeft, false, modControl, false, &cam, s, &rec)
+	px, py, _ = cam.Project(s.Pins[0].Pos)
+	in.CursorPos(float64(px), float64(py), false, &cam, s, &rec)
+	in.MouseButton(mouseLeft, true, modControl, false, &cam, s, &rec)
+	if c := rec.last(); c.Kind != CmdUnpin || c.Vertex != s.Pins[0].Slot {
+		t.Errorf("ctrl-click pin: got=%+v, want CmdUnpin of %d", c, s.Pins[0].Slot)
+	}
+}
+
+// TestCameraGestures: left drag on empty space orbits, right drag pans,
+// the wheel zooms, and presses over a panel do nothing.
+func TestCameraGestures(t *testing.T) {
+	s := sheetSnapshot(4)
+	var rec recorder
+	in := NewInteraction()
+	cam := frontCamera()
+	in.CursorPos(5, 5, false, &cam, s, &rec)
+	in.MouseButton(mouseLeft, true, 0, true, &cam, s, &rec) // over a panel
+	if in.Busy() {
+		t.Fatalf("press over a panel started a drag")
+	}
+	yaw := cam.Yaw
+	in.MouseButton(mouseLeft, true, 0, false, &cam, s, &rec)
+	in.CursorPos(55, 5, false, &cam, s, &rec)
+	in.MouseButton(mouseLeft, false, 0, false, &cam, s, &rec)
+	if cam.Yaw == yaw {
+		t.Errorf("orbit: yaw unchanged")
+	}
+	target := cam.Target
+	in.MouseButton(mouseRight, true, 0, false, &cam, s, &rec)
+	in.CursorPos(80, 40, false, &cam, s, &rec)
+	in.MouseButton(mouseRight, false, 0, false, &cam, s, &rec)
+	if cam.Target == target {
+		t.Errorf("pan: target unchanged")
+	}
+	d := cam.Distance
+	in.Scroll(1, false, &cam)
+	if !(cam.Distance < d) {
+		t.Errorf("zoom in: distance got=%v, want < %v", cam.Distance, d)
+	}
+	if len(rec.cmds) != 0 {
+		t.Errorf("camera gestures sent commands: %+v", rec.cmds)
+	}
+}

@@ -1,0 +1,507 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"drape/assets"
+	"drape/render"
+	"drape/sim"
+
+	"github.com/inkyblackness/imgui-go/v4"
+)
+
+// This file holds every imgui call of the viewer (STYLE.md: keep the
+// archived binding behind small functions). Panels read the snapshot and
+// the UI state and return a uiAction; the viewer turns actions into
+// Commands. Layout: a sidebar on the left (Scene, Material, Solver,
+// Display, and a slot for the adaptivity controls), Stats and the colour
+// legend on the right, Help at the bottom, an error banner at the top.
+
+// Panel geometry in screen units at content scale 1.
+const (
+	sideW   = 340 // left sidebar width
+	statsW  = 310 // right column width
+	margin  = 8
+	histLen = 600 // samples in the Stats plots
+)
+
+// uiAction is what the user asked for in one frame.
+type uiAction struct {
+	togglePause, step, reset, fit, resetView bool
+	params                                   *sim.Params // new parameters, whole value
+	speed                                    *float64    // new real-time factor target
+	scene                                    string      // scene to load
+}
+
+// toggles are the display switches.
+type toggles struct {
+	wireframe, wireByGen, grid, pins, help bool
+	colorMap                               render.ColorMap
+}
+
+// uiState is the panels' own state: the edited copy of the parameters,
+// display toggles, messages and the plot history.
+type uiState struct {
+	scale   float32
+	toggles toggles
+	crange  colorRange
+
+	params        sim.Params // the sliders' copy; re-synced from snapshots unless an edit is pending
+	pending       bool       // params were sent and not yet seen in a snapshot
+	speed         float32    // real-time factor target shown
+	asFast        bool
+	speedSynced   bool
+	scenes        []string
+	sceneFile     string
+	message       string // last command error, shown in red until dismissed
+	messageIsErr  bool
+	messageLog    []string
+	lastEpoch     uint64
+	histTime      []float32 // simulated time of each sample, s
+	histTris      []float32
+	histMs        []float32
+	lastHistSteps int
+	legendH       float32 // legend window height in the previous frame, for stacking Help above it
+}
+
+func newUIState(scale float32) *uiState {
+	u := &uiState{scale: scale, scenes: sim.SceneNames(assets.Scenes)}
+	u.toggles = toggles{grid: true, pins: true, help: true, wireByGen: true, colorMap: render.ColorMapCoolWarm}
+	u.crange = colorRange{Auto: true, Min: -1, Max: 1}
+	return u
+}
+
+func (u *uiState) leftWidth() float32  { return (sideW + 2*margin) * u.scale }
+func (u *uiState) rightWidth() float32 { return (statsW + 2*margin) * u.scale }
+func (u *uiState) sideWidth() float32  { return u.leftWidth() + u.rightWidth() }
+
+// setupStyle loads the panel font at 15 px × scale and sets a dark,
+// slightly translucent theme scaled for HiDPI.
+func setupStyle(io imgui.IO, scale float32) {
+	var b imgui.GlyphRangesBuilder
+	b.AddExisting(io.Fonts().GlyphRangesDefault())
+	b.Add(0x0370, 0x03FF) // Greek: ν ρ α Δ
+	b.Add(0x2000, 0x22FF) // punctuation, sub/superscripts, arrows, math (·, −, ×, ≤)
+	ranges := b.Build()   // must outlive the atlas build; kept for the process lifetime
+	io.Fonts().AddFontFromMemoryTTFV(assets.UIFont, 15*scale, imgui.DefaultFontConfig, ranges.GlyphRanges)
+	imgui.StyleColorsDark()
+	st := imgui.CurrentStyle()
+	st.ScaleAllSizes(scale)
+	st.SetWindowRounding(6 * scale)
+	st.SetFrameRounding(3 * scale)
+	st.SetGrabRounding(3 * scale)
+	st.SetWindowBorderSize(0)
+	st.SetItemSpacing(imgui.Vec2{X: 8 * scale, Y: 5 * scale})
+	st.SetColor(imgui.StyleColorWindowBg, imgui.Vec4{X: 0.09, Y: 0.10, Z: 0.12, W: 0.90})
+	st.SetColor(imgui.StyleColorTitleBgActive, imgui.Vec4{X: 0.16, Y: 0.29, Z: 0.48, W: 1})
+	st.SetColor(imgui.StyleColorHeader, imgui.Vec4{X: 0.20, Y: 0.25, Z: 0.33, W: 0.8})
+}
+
+// event records a Loop event for display.
+func (u *uiState) event(e Event) {
+	if e.Err != nil {
+		u.message, u.messageIsErr = e.Err.Error(), true
+		u.pending = false
+	} else {
+		u.message, u.messageIsErr = e.Info, false
+	}
+	u.messageLog = append(u.messageLog, u.message)
+	if n := len(u.messageLog); n > 100 { // keep the last 100 for --state
+		u.messageLog = append(u.messageLog[:0], u.messageLog[n-100:]...)
+	}
+}
+
+// observe takes in a new snapshot: history samples, colour range,
+// re-synced parameters.
+func (u *uiState) observe(s *Snapshot) {
+	first := s.Epoch != u.lastEpoch
+	if first {
+		u.lastEpoch = s.Epoch
+		u.histTime, u.histTris, u.histMs = u.histTime[:0], u.histTris[:0], u.histMs[:0]
+		u.lastHistSteps = -1
+		u.pending = false
+	}
+	if u.pending && s.Params == u.params {
+		u.pending = false
+	}
+	if !u.pending && !imgui.IsAnyItemActive() {
+		u.params = s.Params
+	}
+	if !u.speedSynced {
+		u.speed, u.asFast = float32(s.Stats.SpeedTarget), s.Stats.SpeedTarget == 0
+		if u.asFast {
+			u.speed = 1
+		}
+		u.speedSynced = true
+	}
+	u.crange.update(s.Stats.CurvAbsP98, first)
+	if s.Stats.Steps != u.lastHistSteps && s.Stats.Steps > 0 {
+		u.lastHistSteps = s.Stats.Steps
+		ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Adapt) / float64(time.Millisecond))
+		if len(u.histTime) == histLen {
+			copy(u.histTime, u.histTime[1:])
+			copy(u.histTris, u.histTris[1:])
+			copy(u.histMs, u.histMs[1:])
+			u.histTime, u.histTris, u.histMs = u.histTime[:histLen-1], u.histTris[:histLen-1], u.histMs[:histLen-1]
+		}
+		u.histTime = append(u.histTime, float32(s.Stats.Time))
+		u.histTris = append(u.histTris, float32(s.Stats.Triangles))
+		u.histMs = append(u.histMs, ms)
+	}
+}
+
+// panels builds every window for this frame.
+func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interaction) uiAction {
+	var a uiAction
+	sc := u.scale
+	imgui.SetNextWindowPosV(imgui.Vec2{X: margin * sc, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{})
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: sideW * sc, Y: ds[1] - 2*margin*sc}, imgui.ConditionAlways)
+	if imgui.BeginV("drape", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse) {
+		imgui.PushItemWidth(-150 * sc)
+		u.messageLine()
+		u.scenePanel(s, &a)
+		u.materialPanel(&a)
+		u.solverPanel(&a)
+		u.displayPanel(&a)
+		u.adaptivityPanel()
+		imgui.PopItemWidth()
+	}
+	imgui.End()
+
+	imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - (statsW+margin)*sc, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{})
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
+	if imgui.BeginV("Stats", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
+		u.statsPanel(s, fps, in)
+	}
+	imgui.End()
+
+	u.legend(ds)
+	if u.toggles.help {
+		u.helpPanel(ds)
+	}
+	if s.Stats.Err != "" {
+		u.errorBanner(s, ds, &a)
+	}
+	return a
+}
+
+// messageLine shows the last event (red for errors) with a dismiss
+// button.
+func (u *uiState) messageLine() {
+	if u.message == "" {
+		return
+	}
+	col := imgui.Vec4{X: 0.55, Y: 0.85, Z: 0.55, W: 1}
+	if u.messageIsErr {
+		col = imgui.Vec4{X: 1, Y: 0.45, Z: 0.40, W: 1}
+	}
+	imgui.PushStyleColor(imgui.StyleColorText, col)
+	imgui.PushTextWrapPosV(0)
+	imgui.Text(u.message)
+	imgui.PopTextWrapPos()
+	imgui.PopStyleColor()
+	if imgui.Button("Dismiss") {
+		u.message = ""
+	}
+	imgui.Separator()
+}
+
+func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
+	if !imgui.CollapsingHeaderV("Scene", imgui.TreeNodeFlagsDefaultOpen) {
+		return
+	}
+	// The preview shows the running scene, also when it came from a file.
+	if imgui.BeginComboV("built-in scene", s.Scene, 0) {
+		for _, n := range u.scenes {
+			if imgui.SelectableV(n, n == s.Scene, 0, imgui.Vec2{}) {
+				a.scene = n
+			}
+		}
+		imgui.EndCombo()
+	}
+	imgui.InputTextWithHint("scene file", "path/to/scene.json", &u.sceneFile)
+	imgui.SameLine()
+	if imgui.Button("Load") && u.sceneFile != "" {
+		a.scene = u.sceneFile
+	}
+	label := "Pause (Space)"
+	if s.Stats.Paused {
+		label = "Play (Space)"
+	}
+	if imgui.ButtonV(label, imgui.Vec2{X: 110 * u.scale}) {
+		a.togglePause = true
+	}
+	imgui.SameLine()
+	if imgui.Button("Step (S)") {
+		a.step = true
+	}
+	imgui.SameLine()
+	if imgui.Button("Reset (R)") {
+		a.reset = true
+	}
+	imgui.Textf("%s   t = %.2f s   step %d", s.Scene, s.Stats.Time, s.Stats.Steps)
+}
+
+// sliderF64 edits a float64 through a float32 slider and reports a change.
+func sliderF64(label string, v *float64, lo, hi float32, format string, log bool) bool {
+	f := float32(*v)
+	var flags imgui.SliderFlags = imgui.SliderFlagsAlwaysClamp
+	if log {
+		flags |= imgui.SliderFlagsLogarithmic
+	}
+	if imgui.SliderFloatV(label, &f, lo, hi, format, flags) {
+		*v = float64(f)
+		return true
+	}
+	return false
+}
+
+func (u *uiState) materialPanel(a *uiAction) {
+	if !imgui.CollapsingHeaderV("Material", imgui.TreeNodeFlagsDefaultOpen) {
+		return
+	}
+	p := u.params
+	ch := false
+	ch = sliderF64("E_x weft (N/m)", &p.YoungX, 1, 1e5, "%.0f", true) || ch
+	ch = sliderF64("E_y warp (N/m)", &p.YoungY, 1, 1e5, "%.0f", true) || ch
+	ch = sliderF64("E_s shear (N/m)", &p.Shear, 1, 1e5, "%.0f", true) || ch
+	ch = sliderF64("ν_xy", &p.PoissXY, 0, 0.95, "%.2f", false) || ch
+	ch = sliderF64("ν_yx", &p.PoissYX, 0, 0.95, "%.2f", false) || ch
+	ch = sliderF64("ρ density (kg/m²)", &p.Density, 0.005, 2, "%.3f", true) || ch
+	ch = sliderF64("k_b bending (N·m)", &p.Bending, 0, 1e-2, "%.1e", true) || ch
+	ch = sliderF64("α_M damping (1/s)", &p.DampMass, 0, 5, "%.3f", true) || ch
+	ch = sliderF64("α_K damping (s)", &p.DampStiff, 0, 0.05, "%.4f", true) || ch
+	if ch {
+		u.sendParams(p, a)
+	}
+}
+
+func (u *uiState) sendParams(p sim.Params, a *uiAction) {
+	u.params, u.pending = p, true
+	a.params = &p
+}
+
+func (u *uiState) solverPanel(a *uiAction) {
+	if !imgui.CollapsingHeaderV("Solver", imgui.TreeNodeFlagsDefaultOpen) {
+		return
+	}
+	p := u.params
+	ch := sliderF64("Δt time step (s)", &p.Dt, 0.0002, 0.02, "%.4f", true)
+	ch = sliderF64("PCG tolerance", &p.Tolerance, 1e-6, 0.1, "%.1e", true) || ch
+	it := int32(p.MaxIter)
+	if imgui.SliderIntV("PCG iteration cap", &it, 5, 2000, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
+		p.MaxIter, ch = int(it), true
+	}
+	if ch {
+		u.sendParams(p, a)
+	}
+	changed := imgui.Checkbox("as fast as possible", &u.asFast)
+	if imgui.SliderFloatV("speed (× real time)", &u.speed, 0.05, 4, "%.2f", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
+		changed, u.asFast = true, false
+	}
+	if changed {
+		sp := float64(u.speed)
+		if u.asFast {
+			sp = 0
+		}
+		a.speed = &sp
+	}
+}
+
+func (u *uiState) displayPanel(a *uiAction) {
+	if !imgui.CollapsingHeaderV("Display", imgui.TreeNodeFlagsDefaultOpen) {
+		return
+	}
+	t := &u.toggles
+	imgui.Checkbox("wireframe (W)", &t.wireframe)
+	if t.wireframe {
+		imgui.SameLine()
+		imgui.Checkbox("by generation", &t.wireByGen)
+	}
+	imgui.Checkbox("pins (P)", &t.pins)
+	imgui.SameLine()
+	imgui.Checkbox("ground grid (G)", &t.grid)
+	maps := []string{"flat (two-sided)", "mean curvature: cool-warm", "mean curvature: viridis"}
+	cm := int32(t.colorMap)
+	if imgui.ComboV("colour (C)", &cm, maps, -1) {
+		t.colorMap = render.ColorMap(cm)
+	}
+	if imgui.Button("Fit view (F)") {
+		a.fit = true
+	}
+	imgui.SameLine()
+	if imgui.Button("Reset view") {
+		a.resetView = true
+	}
+}
+
+// adaptivityPanel reserves the place of the adaptivity controls (l_base,
+// l_gmax, coarsening fraction, g_max), which arrive with the adaptivity
+// issue.
+func (u *uiState) adaptivityPanel() {
+	if !imgui.CollapsingHeader("Adaptivity") {
+		return
+	}
+	textDisabled("Curvature limits l_base, l_gmax, coarsening")
+	textDisabled("fraction and g_max arrive with adaptive")
+	textDisabled("remeshing.")
+}
+
+func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
+	st := &s.Stats
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	total := ms(st.Assemble + st.Solve + st.Other + st.Adapt)
+	imgui.Textf("render      %6.1f fps", fps)
+	sps, rtf := st.StepsPerSec, st.RealTimeFactor
+	if st.Paused {
+		sps, rtf = 0, 0
+	}
+	target := "max"
+	if st.SpeedTarget > 0 {
+		target = fmt.Sprintf("%.2g×", st.SpeedTarget)
+	}
+	imgui.Textf("simulation  %6.1f steps/s", sps)
+	imgui.Textf("real time   %6.2f×  (target %s)", rtf, target)
+	imgui.Textf("step        %6.1f ms", total)
+	imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
+	imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
+	imgui.Textf("PCG         %6d iterations", st.Iterations)
+	imgui.Textf("mesh        %6d vertices  %6d tris", st.Vertices, st.Triangles)
+	imgui.Textf("kinetic E   %9.3g J", st.KineticEnergy)
+	if in.Dragged >= 0 {
+		imgui.Textf("dragging vertex %d", in.Dragged)
+	} else if in.Hover >= 0 {
+		imgui.Textf("vertex %d under cursor", in.Hover)
+	} else {
+		textDisabled("hover a vertex to inspect it")
+	}
+	w := imgui.ContentRegionAvail().X
+	if n := len(u.histMs); n > 1 {
+		t0, t1 := u.histTime[0], u.histTime[n-1]
+		hi := float32(0)
+		for _, v := range u.histMs {
+			hi = max(hi, v)
+		}
+		imgui.PlotLinesV("##ms", u.histMs, 0, fmt.Sprintf("ms/step, t = %.1f…%.1f s", t0, t1), 0, hi*1.15, imgui.Vec2{X: w, Y: 60 * u.scale})
+		lo, hiT := u.histTris[0], u.histTris[0]
+		for _, v := range u.histTris {
+			lo, hiT = min(lo, v), max(hiT, v)
+		}
+		pad := max(1, 0.1*(hiT-lo))
+		imgui.PlotLinesV("##tris", u.histTris, 0, fmt.Sprintf("triangles (%d)", st.Triangles), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
+	}
+}
+
+// legend draws the colour bar of the curvature map with its range, and
+// the automatic/manual range control.
+func (u *uiState) legend(ds [2]float32) {
+	sc := u.scale
+	cm := u.toggles.colorMap
+	if cm == render.ColorMapNone {
+		u.legendH = 0
+		return
+	}
+	imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - margin*sc, Y: ds[1] - margin*sc}, imgui.ConditionAlways, imgui.Vec2{X: 1, Y: 1})
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
+	if imgui.BeginV("Mean curvature H (1/m)", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
+		w := imgui.ContentRegionAvail().X
+		h := 16 * sc
+		p := imgui.CursorScreenPos()
+		dl := imgui.WindowDrawList()
+		const segs = 24
+		for i := 0; i < segs; i++ {
+			t0, t1 := float32(i)/segs, float32(i+1)/segs
+			c0, c1 := packRGB(mapColor(cm, t0)), packRGB(mapColor(cm, t1))
+			x0, x1 := p.X+w*t0, p.X+w*t1
+			dl.AddRectFilledMultiColor(imgui.Vec2{X: x0, Y: p.Y}, imgui.Vec2{X: x1 + 0.5, Y: p.Y + h}, c0, c1, c1, c0)
+		}
+		imgui.Dummy(imgui.Vec2{X: w, Y: h})
+		r := &u.crange
+		lo, hi := fmt.Sprintf("%.3g", r.Min), fmt.Sprintf("%.3g", r.Max)
+		mid := fmt.Sprintf("%.3g", 0.5*(r.Min+r.Max))
+		imgui.Text(lo)
+		imgui.SameLineV(w/2-imgui.CalcTextSize(mid, false, 0).X/2, 0)
+		imgui.Text(mid)
+		imgui.SameLineV(w-imgui.CalcTextSize(hi, false, 0).X, 0)
+		imgui.Text(hi)
+		imgui.Checkbox("automatic range (±98th pct of |H|)", &r.Auto)
+		if !r.Auto {
+			imgui.PushItemWidth(w * 0.62)
+			if imgui.DragFloatRange2V("range", &r.Min, &r.Max, 0.05, -1000, 1000, "%.2f", "%.2f", 0) && r.Min > r.Max {
+				r.Min, r.Max = r.Max, r.Min
+			}
+			imgui.PopItemWidth()
+		}
+		u.legendH = imgui.WindowHeight()
+	}
+	imgui.End()
+}
+
+// packRGB packs an RGB colour in [0,1] as an opaque ImGui colour.
+func packRGB(c [3]float32) imgui.PackedColor {
+	return imgui.PackedColorFromVec4(imgui.Vec4{X: c[0], Y: c[1], Z: c[2], W: 1})
+}
+
+// helpLines are the controls the Help panel lists (and the README would).
+var helpLines = [][2]string{
+	{"left drag", "orbit"},
+	{"right/middle drag", "pan"},
+	{"wheel", "zoom"},
+	{"drag a pin", "move its target"},
+	{"drag the cloth", "pull a vertex"},
+	{"Ctrl + click", "pin / unpin vertex"},
+	{"Space", "pause / resume"},
+	{"S", "single step"},
+	{"R", "reset (keeps params)"},
+	{"W / G / P", "wire / grid / pins"},
+	{"C", "cycle colour map"},
+	{"F", "fit view"},
+	{"H", "hide this help"},
+}
+
+// helpPanel sits in the right column between Stats and the legend, so it
+// covers none of the 3D view.
+func (u *uiState) helpPanel(ds [2]float32) {
+	sc := u.scale
+	imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - margin*sc, Y: ds[1] - 2*margin*sc - u.legendH}, imgui.ConditionAlways, imgui.Vec2{X: 1, Y: 1})
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
+	if imgui.BeginV("Help (H)", &u.toggles.help, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsAlwaysAutoResize|imgui.WindowFlagsNoFocusOnAppearing) {
+		for _, l := range helpLines {
+			imgui.Text(l[0])
+			imgui.SameLineV(140*sc, 0)
+			textDisabled(l[1])
+		}
+	}
+	imgui.End()
+}
+
+// errorBanner shows why the simulation stopped, with Reset.
+func (u *uiState) errorBanner(s *Snapshot, ds [2]float32, a *uiAction) {
+	sc := u.scale
+	free := ds[0] - u.sideWidth()
+	x := u.leftWidth() + free/2
+	imgui.SetNextWindowPosV(imgui.Vec2{X: x, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{X: 0.5, Y: 0})
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: float32(math.Max(200, float64(free-2*margin*sc))), Y: 0}, imgui.ConditionAlways)
+	imgui.PushStyleColor(imgui.StyleColorWindowBg, imgui.Vec4{X: 0.45, Y: 0.08, Z: 0.08, W: 0.95})
+	if imgui.BeginV("Simulation stopped", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
+		imgui.PushTextWrapPosV(0)
+		imgui.Text(s.Stats.Err)
+		imgui.PopTextWrapPos()
+		imgui.Text("Showing the last good state.")
+		if imgui.Button("Reset") {
+			a.reset = true
+		}
+	}
+	imgui.End()
+	imgui.PopStyleColor()
+}
+
+// textDisabled draws text in the style's dimmed colour (imgui-go v4 does
+// not wrap ImGui::TextDisabled).
+func textDisabled(text string) {
+	imgui.PushStyleColor(imgui.StyleColorText, imgui.CurrentStyle().Color(imgui.StyleColorTextDisabled))
+	imgui.Text(text)
+	imgui.PopStyleColor()
+}

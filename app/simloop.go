@@ -1,0 +1,492 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"drape/sim"
+)
+
+// CmdKind says what a Command does.
+type CmdKind int
+
+// The commands the viewer sends to the simulation goroutine. They are
+// applied between steps, in the order sent.
+const (
+	CmdSetParams CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones)
+	CmdPin                      // pin Vertex at Target
+	CmdUnpin                    // release the pin of Vertex
+	CmdMovePin                  // move the pin of Vertex to Target (a scripted pin becomes fixed)
+	CmdDrag                     // pull free Vertex towards Target with a stiff spring (sim.Sim.Drag)
+	CmdRelease                  // end CmdDrag
+	CmdSetPaused                // pause (Paused true) or resume stepping
+	CmdStep                     // take exactly one step, also when paused
+	CmdReset                    // rebuild the current scene, keeping the parameters in force
+	CmdLoadScene                // load and build Scene (a built-in name or a file); on error keep the running one
+	CmdSetSpeed                 // set the real-time factor target to Speed (0: as fast as possible)
+)
+
+// Command is one request from the viewer to the simulation. Only the
+// fields its Kind names are read.
+type Command struct {
+	Kind   CmdKind
+	Vertex int32    // sim vertex slot
+	Target sim.Vec3 // m
+	Params sim.Params
+	Paused bool
+	Scene  string
+	Speed  float64 // real-time factor
+}
+
+// Event is a message from the simulation goroutine to the viewer: the
+// outcome of a command the user should see.
+type Event struct {
+	Err  error  // non-nil when a command failed (the simulation kept running)
+	Info string // otherwise a short notice, e.g. "loaded scene curtain"
+}
+
+// LoopOptions configures NewLoop.
+type LoopOptions struct {
+	Scenes fs.FS   // where built-in scene names resolve (assets.Scenes)
+	Scene  string  // scene name or file
+	Speed  float64 // real-time factor target; 0 means as fast as possible
+	Paused bool    // start paused
+	// Now is the clock used for pacing and rates; nil means time.Now.
+	// Tests inject a synthetic timeline.
+	Now func() time.Time
+}
+
+// Loop runs a simulation in its own goroutine (Run), applying Commands
+// between steps and publishing a Snapshot after every step and after every
+// batch of commands. It never waits for the viewer: Send appends to a
+// mutex-protected queue, and snapshots go through a SnapshotBuffer.
+type Loop struct {
+	buf *SnapshotBuffer
+
+	mu     sync.Mutex
+	queue  []Command
+	events []Event
+	wake   chan struct{} // capacity 1: "the queue is not empty"
+
+	// Owned by the Run goroutine (and by NewLoop before Run starts).
+	scenes fs.FS
+	scene  *sim.Scene
+	s      *sim.Sim
+	params sim.Params // the parameters in force, kept across Reset
+	paused bool
+	err    string // why stepping stopped
+	epoch  uint64
+	seq    uint64
+	now    func() time.Time
+	pace   pacer
+	rate   rateMeter
+	last   sim.StepStats
+	ws     sim.CurvatureWorkspace
+	curv   []float64
+	nrm    []sim.Vec3
+	absH   []float32
+}
+
+// NewLoop loads and builds the scene and publishes its first snapshot. It
+// returns the loading error (with the scene name) if that fails.
+func NewLoop(o LoopOptions) (*Loop, error) {
+	l := &Loop{
+		buf:    NewSnapshotBuffer(),
+		wake:   make(chan struct{}, 1),
+		scenes: o.Scenes,
+		paused: o.Paused,
+		now:    o.Now,
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	l.pace.speed = o.Speed
+	if err := l.load(o.Scene); err != nil {
+		return nil, err
+	}
+	l.publish(0)
+	return l, nil
+}
+
+// Snapshots returns the buffer the loop publishes into.
+func (l *Loop) Snapshots() *SnapshotBuffer { return l.buf }
+
+// Send queues c for the simulation goroutine. It never blocks. Successive
+// CmdMovePin or CmdDrag commands for the same vertex are coalesced, so a
+// fast mouse cannot flood a slow simulation: only the newest target is
+// applied.
+func (l *Loop) Send(c Command) {
+	l.mu.Lock()
+	if n := len(l.queue); n > 0 && (c.Kind == CmdMovePin || c.Kind == CmdDrag) &&
+		l.queue[n-1].Kind == c.Kind && l.queue[n-1].Vertex == c.Vertex {
+		l.queue[n-1] = c
+	} else {
+		l.queue = append(l.queue, c)
+	}
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Events returns and clears the events since the last call.
+func (l *Loop) Events() []Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ev := l.events
+	l.events = nil
+	return ev
+}
+
+func (l *Loop) emit(e Event) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+// Run steps the simulation until ctx is cancelled, then returns. Call it
+// in its own goroutine, once.
+func (l *Loop) Run(ctx context.Context) {
+	var cmds []Command
+	for {
+		if ctx.Err() != nil {
+			return
+		}
+		l.mu.Lock()
+		cmds, l.queue = l.queue, cmds[:0]
+		l.mu.Unlock()
+		dirty := false
+		stepNow := false
+		for _, c := range cmds {
+			step := l.apply(c)
+			stepNow = stepNow || step
+			dirty = true
+		}
+		if stepNow {
+			l.step()
+			continue
+		}
+		if !l.paused {
+			wait := l.pace.wait(l.now(), l.s.Time, l.params.Dt)
+			if wait <= 0 {
+				l.step()
+				continue
+			}
+			if dirty {
+				l.publish(0)
+			}
+			l.sleep(ctx, wait)
+			continue
+		}
+		if dirty {
+			l.publish(0)
+		}
+		l.sleep(ctx, time.Hour)
+	}
+}
+
+// sleep waits for d, a command or cancellation, whichever comes first.
+func (l *Loop) sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-l.wake:
+	case <-t.C:
+	}
+}
+
+// apply executes one command and reports whether it asks for a single
+// step now.
+func (l *Loop) apply(c Command) (step bool) {
+	fail := func(err error) { l.emit(Event{Err: err}) }
+	switch c.Kind {
+	case CmdSetParams:
+		if err := l.s.SetParams(c.Params); err != nil {
+			fail(fmt.Errorf("parameters rejected: %w", err))
+			return false
+		}
+		l.params = c.Params
+		l.pace.reset()
+	case CmdPin, CmdMovePin:
+		if err := l.s.Pin(c.Vertex, c.Target); err != nil {
+			fail(fmt.Errorf("pinning: %w", err))
+		}
+	case CmdUnpin:
+		l.s.Unpin(c.Vertex)
+	case CmdDrag:
+		if err := l.s.Drag(c.Vertex, c.Target); err != nil {
+			fail(fmt.Errorf("dragging: %w", err))
+			l.s.Release()
+		}
+	case CmdRelease:
+		l.s.Release()
+	case CmdSetPaused:
+		if !c.Paused && l.err != "" {
+			return false // an unstable state stays paused until Reset
+		}
+		l.paused = c.Paused
+		l.pace.reset()
+	case CmdStep:
+		return l.err == ""
+	case CmdReset:
+		if err := l.rebuild(l.scene, true); err != nil {
+			fail(err)
+		}
+	case CmdLoadScene:
+		if err := l.load(c.Scene); err != nil {
+			fail(err)
+		} else {
+			l.emit(Event{Info: "loaded scene " + l.scene.Name})
+		}
+	case CmdSetSpeed:
+		if c.Speed >= 0 && !math.IsInf(c.Speed, 0) {
+			l.pace.speed = c.Speed
+			l.pace.reset()
+		}
+	}
+	return false
+}
+
+// load loads and builds a scene, replacing the running one only on
+// success.
+func (l *Loop) load(name string) error {
+	sc, err := sim.LoadScene(l.scenes, name)
+	if err != nil {
+		return err
+	}
+	return l.rebuild(sc, false)
+}
+
+// rebuild builds sc and makes it the running simulation. With keepParams
+// the parameters in force are applied to the new simulation (Reset keeps
+// the user's edits); otherwise the scene's own parameters are used.
+func (l *Loop) rebuild(sc *sim.Scene, keepParams bool) error {
+	s, err := sc.Build()
+	if err != nil {
+		return err
+	}
+	if keepParams {
+		if err := s.SetParams(l.params); err != nil {
+			return fmt.Errorf("reset: %w", err)
+		}
+	}
+	l.scene, l.s, l.params = sc, s, s.Params()
+	l.err = ""
+	l.last = sim.StepStats{}
+	l.epoch++
+	l.pace.reset()
+	l.rate = rateMeter{}
+	return nil
+}
+
+// step advances the simulation once and publishes. A failed step (the
+// state is unchanged, see sim.Sim.Step) or a non-finite state pauses the
+// loop and publishes the reason; only Reset or a scene change clear it.
+func (l *Loop) step() {
+	st, err := l.s.Step()
+	if err == nil && !l.s.Finite() {
+		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps, sim.ErrUnstable)
+	}
+	if err != nil {
+		l.paused = true
+		l.err = err.Error()
+		if errors.Is(err, sim.ErrUnstable) {
+			l.err = "Stopped: " + err.Error() + ". Lower Δt or raise damping, then Reset."
+		}
+		l.publish(0)
+		return
+	}
+	l.last = st
+	l.rate.add(l.now(), l.s.Time)
+	l.publish(st.Total())
+}
+
+// publish fills the writable snapshot from the simulation and publishes
+// it.
+func (l *Loop) publish(_ time.Duration) {
+	t0 := time.Now()
+	dst := l.buf.Writable()
+	l.seq++
+	l.fill(dst)
+	dst.Stats.Snapshot = time.Since(t0)
+	l.buf.Publish()
+}
+
+// fill writes the simulation's state into dst, reusing its slices. It runs
+// on the simulation goroutine after every step: BenchmarkSnapshot measures
+// about 0.5 ms for hanging (1 800 triangles, a 7 ms step) and 3.5 ms for
+// curtain (22 140 triangles, a 150 ms step), a few percent of a step, so
+// curvature need not be computed less often or on the render thread.
+func (l *Loop) fill(dst *Snapshot) {
+	s := l.s
+	m := s.Mesh
+	nslots := len(m.Pos)
+	l.curv = resize(l.curv, nslots)
+	l.nrm = resize(l.nrm, nslots)
+	l.ws.MeanCurvature(m, l.curv)
+	l.ws.VertexNormals(m, l.nrm)
+
+	dst.Seq, dst.Epoch, dst.Scene = l.seq, l.epoch, l.scene.Name
+	dst.Params = l.params
+	dst.Pos, dst.Normal, dst.Curv = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0]
+	dst.Slot = dst.Slot[:0]
+	dst.DenseOf = resize(dst.DenseOf, nslots)
+	l.absH = l.absH[:0]
+	lo := [3]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
+	hi := [3]float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
+	for i := 0; i < nslots; i++ {
+		if !m.VertAlive[i] {
+			dst.DenseOf[i] = -1
+			continue
+		}
+		dst.DenseOf[i] = int32(len(dst.Slot))
+		dst.Slot = append(dst.Slot, int32(i))
+		p, n := m.Pos[i], l.nrm[i]
+		pf := [3]float32{float32(p.X), float32(p.Y), float32(p.Z)}
+		dst.Pos = append(dst.Pos, pf[0], pf[1], pf[2])
+		dst.Normal = append(dst.Normal, float32(n.X), float32(n.Y), float32(n.Z))
+		h := float32(l.curv[i])
+		dst.Curv = append(dst.Curv, h)
+		l.absH = append(l.absH, float32(math.Abs(float64(h))))
+		for k := range 3 {
+			lo[k] = min(lo[k], pf[k])
+			hi[k] = max(hi[k], pf[k])
+		}
+	}
+	dst.Lo, dst.Hi = lo, hi
+	dst.Tris, dst.FaceGen = dst.Tris[:0], dst.FaceGen[:0]
+	for f, t := range m.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		dst.Tris = append(dst.Tris, uint32(dst.DenseOf[t[0]]), uint32(dst.DenseOf[t[1]]), uint32(dst.DenseOf[t[2]]))
+		dst.FaceGen = append(dst.FaceGen, uint8(min(sim.Generation(m.Gen[f]), 255)))
+	}
+	dst.Pins = dst.Pins[:0]
+	for _, p := range s.Pins() {
+		v := m.Pos[p.Vertex]
+		dst.Pins = append(dst.Pins, PinInfo{
+			Slot:     p.Vertex,
+			Dense:    dst.DenseOf[p.Vertex],
+			Pos:      [3]float32{float32(v.X), float32(v.Y), float32(v.Z)},
+			Target:   [3]float32{float32(p.Target.X), float32(p.Target.Y), float32(p.Target.Z)},
+			Scripted: p.Path != nil,
+		})
+	}
+	sps, rtf := l.rate.rates()
+	dst.Stats = Stats{
+		Time: s.Time, Steps: s.Steps, Dt: l.params.Dt,
+		Vertices: len(dst.Slot), Triangles: len(dst.Tris) / 3,
+		Assemble: l.last.Assemble, Solve: l.last.Solve, Other: l.last.Other, Adapt: l.last.Adapt,
+		Iterations: l.last.Iterations, Residual: l.last.Residual,
+		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,
+		KineticEnergy: s.KineticEnergy(),
+		CurvAbsP98:    percentile(l.absH, 0.98),
+		Paused:        l.paused, Finite: s.Finite(), Err: l.err,
+	}
+}
+
+// percentile returns the q-quantile (0 ≤ q ≤ 1) of x by sorting x in
+// place; 0 for an empty slice. NaNs sort first and so only matter when
+// most values are NaN.
+func percentile(x []float32, q float64) float32 {
+	if len(x) == 0 {
+		return 0
+	}
+	slices.Sort(x)
+	k := int(math.Round(q * float64(len(x)-1)))
+	return x[max(0, min(k, len(x)-1))]
+}
+
+// resize returns x with length n, reusing its storage when large enough.
+// The contents are unspecified.
+func resize[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n, n+n/4)
+	}
+	return x[:n]
+}
+
+// maxCatchUpSteps caps how far the paced simulation may lag behind its
+// schedule: beyond that many steps the schedule is moved to now, so a
+// slow step becomes slow motion instead of a burst of catch-up steps
+// (Ebitengine internal/clock does the same with maxCatchUpTicks).
+const maxCatchUpSteps = 3
+
+// pacer schedules steps at a real-time factor: simulated time should
+// advance by speed seconds per wall-clock second from an anchor
+// (wall0, sim0) set on the first call after a reset.
+type pacer struct {
+	speed      float64 // real-time factor target; ≤ 0 means no pacing
+	anchored   bool
+	wall0      time.Time
+	sim0       float64 // s
+	lastBehind bool
+}
+
+// reset drops the schedule; the next wait starts a new one. Call it on
+// pause, resume, speed or Δt changes and scene rebuilds.
+func (p *pacer) reset() { p.anchored = false }
+
+// wait returns how long to wait at wall time now before the step that
+// takes the simulation from time t to t+dt is due; 0 or less means step
+// now. A step is due once the schedule has reached its start time t, so
+// the simulation runs at most one step ahead of the target. When the simulation is more than maxCatchUpSteps behind the
+// schedule (it is slower than the target), the schedule is re-anchored at
+// now so lost time is dropped, not caught up.
+func (p *pacer) wait(now time.Time, t, dt float64) time.Duration {
+	if p.speed <= 0 {
+		return 0
+	}
+	if !p.anchored {
+		p.anchored, p.wall0, p.sim0 = true, now, t
+		return 0
+	}
+	allowed := p.sim0 + p.speed*now.Sub(p.wall0).Seconds() // simulated time the schedule allows at now
+	if allowed-t > maxCatchUpSteps*dt {
+		p.wall0, p.sim0 = now, t
+		return 0
+	}
+	ahead := t - allowed
+	if ahead <= 0 {
+		return 0
+	}
+	return time.Duration(ahead / p.speed * float64(time.Second))
+}
+
+// rateMeter measures steps per second and the real-time factor over
+// windows of about one second of wall time.
+type rateMeter struct {
+	started  bool
+	wall0    time.Time
+	sim0     float64
+	n        int
+	sps, rtf float64
+}
+
+// add records a step that ended at wall time now with simulated time t.
+func (r *rateMeter) add(now time.Time, t float64) {
+	if !r.started {
+		r.started, r.wall0, r.sim0, r.n = true, now, t, 0
+		return
+	}
+	r.n++
+	if el := now.Sub(r.wall0).Seconds(); el >= 1 {
+		r.sps, r.rtf = float64(r.n)/el, (t-r.sim0)/el
+		r.wall0, r.sim0, r.n = now, t, 0
+	} else if r.sps == 0 && el > 0.25 {
+		// A first estimate before the first full window.
+		r.sps, r.rtf = float64(r.n)/el, (t-r.sim0)/el
+	}
+}
+
+// rates returns the last measured steps per second and real-time factor.
+func (r *rateMeter) rates() (stepsPerSec, realTimeFactor float64) { return r.sps, r.rtf }

@@ -1,0 +1,203 @@
+package app
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"drape/sim"
+)
+
+// TestLoopCommands drives a paused hanging sheet through the commands the
+// UI sends and checks each one's effect on the published snapshots.
+func TestLoopCommands(t *testing.T) {
+	l := newTestLoop(t, "hanging", true)
+	stop := runLoop(t, l)
+	s := l.Snapshots().Acquire()
+	if s.Stats.Steps != 0 || !s.Stats.Paused || len(s.Pins) != 2 {
+		t.Fatalf("start: got steps=%d paused=%v pins=%d, want 0, true, 2", s.Stats.Steps, s.Stats.Paused, len(s.Pins))
+	}
+	corner := s.Pins[0]
+
+	l.Send(Command{Kind: CmdStep})
+	waitFor(t, l, "one step", func(s *Snapshot) bool { return s.Stats.Steps == 1 })
+
+	// Moving a pin: the target and, after a step, the vertex follow.
+	want := sim.Vec3{X: float64(corner.Target[0]) + 0.2, Y: float64(corner.Target[1]) + 0.1, Z: float64(corner.Target[2])}
+	l.Send(Command{Kind: CmdMovePin, Vertex: corner.Slot, Target: want})
+	l.Send(Command{Kind: CmdStep})
+	s = waitFor(t, l, "moved pin", func(s *Snapshot) bool { return s.Stats.Steps == 2 })
+	p := s.Pins[findPin(s, corner.Slot)]
+	if got := toVec3(p.Pos); got.Sub(want).Norm() > 1e-6 {
+		t.Errorf("pinned vertex after move: got=%v, want=%v", got, want)
+	}
+
+	// Pin toggling.
+	l.Send(Command{Kind: CmdUnpin, Vertex: corner.Slot})
+	waitFor(t, l, "unpinned", func(s *Snapshot) bool { return len(s.Pins) == 1 })
+	l.Send(Command{Kind: CmdPin, Vertex: 0, Target: toVec3(s.Vertex(int(s.DenseOf[0])))})
+	waitFor(t, l, "pinned vertex 0", func(s *Snapshot) bool { return len(s.Pins) == 2 && s.Pins[0].Slot == 0 })
+
+	// Parameters: a valid change is applied, an invalid one reported and
+	// the old value kept.
+	p2 := s.Params
+	p2.Density = 0.2
+	l.Send(Command{Kind: CmdSetParams, Params: p2})
+	waitFor(t, l, "density 0.2", func(s *Snapshot) bool { return s.Params.Density == 0.2 })
+	bad := p2
+	bad.PoissXY = 1.5
+	l.Send(Command{Kind: CmdSetParams, Params: bad})
+	waitForEvent(t, l, "parameters rejected")
+	if got := l.Snapshots().Acquire().Params.PoissXY; got != p2.PoissXY {
+		t.Errorf("rejected parameters applied: nu_xy got=%v, want=%v", got, p2.PoissXY)
+	}
+
+	// A bad scene file keeps the running scene.
+	l.Send(Command{Kind: CmdLoadScene, Scene: "no/such/scene.json"})
+	waitForEvent(t, l, "scene.json")
+	if s := l.Snapshots().Acquire(); s.Scene != "hanging" || s.Stats.Steps < 2 {
+		t.Errorf("after a bad load: got scene %q at step %d, want hanging still running", s.Scene, s.Stats.Steps)
+	}
+
+	// Reset keeps the edited parameters and starts a new epoch.
+	epoch := l.Snapshots().Acquire().Epoch
+	l.Send(Command{Kind: CmdReset})
+	s = waitFor(t, l, "reset", func(s *Snapshot) bool { return s.Epoch == epoch+1 })
+	if s.Stats.Steps != 0 || s.Params.Density != 0.2 || len(s.Pins) != 2 {
+		t.Errorf("after reset: got steps=%d density=%v pins=%d, want 0, 0.2, 2", s.Stats.Steps, s.Params.Density, len(s.Pins))
+	}
+
+	// Resume: steps advance on their own.
+	l.Send(Command{Kind: CmdSetSpeed, Speed: 0})
+	l.Send(Command{Kind: CmdSetPaused, Paused: false})
+	waitFor(t, l, "running", func(s *Snapshot) bool { return s.Stats.Steps >= 5 && !s.Stats.Paused })
+
+	// Scene change.
+	l.Send(Command{Kind: CmdLoadScene, Scene: "hanging-irregular"})
+	waitFor(t, l, "scene change", func(s *Snapshot) bool { return s.Scene != "hanging" })
+	stop()
+}
+
+// waitForEvent waits for an error event containing substr.
+func waitForEvent(t *testing.T, l *Loop, substr string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, e := range l.Events() {
+			if e.Err != nil && strings.Contains(e.Err.Error(), substr) {
+				return
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatalf("no error event containing %q", substr)
+}
+
+// TestLoopUnstable pulls a free vertex towards a target a kilometre away:
+// the drag spring accelerates it past the simulation's speed limit, the
+// step fails with sim.ErrUnstable, and the loop must pause, keep the last
+// good (finite) state and report the error until Reset.
+func TestLoopUnstable(t *testing.T) {
+	l := newTestLoop(t, "hanging", true)
+	runLoop(t, l)
+	s := l.Snapshots().Acquire()
+	free := s.Slot[s.NumVerts()/2]
+	l.Send(Command{Kind: CmdDrag, Vertex: free, Target: sim.Vec3{X: 1e6}})
+	for i := 0; i < 20; i++ {
+		l.Send(Command{Kind: CmdStep})
+	}
+	s = waitFor(t, l, "the error", func(s *Snapshot) bool { return s.Stats.Err != "" })
+	if !s.Stats.Paused || !s.Stats.Finite || !strings.Contains(s.Stats.Err, "unstable") {
+		t.Errorf("after blow-up: got paused=%v finite=%v err=%q, want paused, finite, an unstable message", s.Stats.Paused, s.Stats.Finite, s.Stats.Err)
+	}
+	for _, x := range s.Pos {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			t.Fatalf("snapshot after blow-up has non-finite position %v", x)
+		}
+	}
+	// Resume is refused; Reset clears the error.
+	l.Send(Command{Kind: CmdSetPaused, Paused: false})
+	l.Send(Command{Kind: CmdReset})
+	s = waitFor(t, l, "reset", func(s *Snapshot) bool { return s.Stats.Err == "" })
+	if !s.Stats.Paused || s.Stats.Steps != 0 {
+		t.Errorf("after reset: got paused=%v steps=%d, want paused at step 0", s.Stats.Paused, s.Stats.Steps)
+	}
+}
+
+// TestLoopBadScene: NewLoop reports a missing scene.
+func TestLoopBadScene(t *testing.T) {
+	_, err := NewLoop(LoopOptions{Scene: "nonexistent-scene"})
+	if err == nil || !strings.Contains(err.Error(), "nonexistent-scene") {
+		t.Errorf("NewLoop(nonexistent): got=%v, want an error naming the scene", err)
+	}
+}
+
+// TestPacer feeds the pacer a synthetic timeline.
+func TestPacer(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n float64) time.Time { return t0.Add(time.Duration(n * float64(time.Millisecond))) }
+	const dt = 0.005
+	for _, c := range []struct {
+		name  string
+		speed float64
+		now   time.Time
+		t     float64 // simulated time before the step, s
+		want  time.Duration
+	}{
+		{"unpaced", 0, ms(0), 10, 0},
+		{"real time, first step anchors", 1, ms(0), 0, 0},
+		{"real time, next step due in 5 ms", 1, ms(0), dt, 5 * time.Millisecond},
+		{"real time, on schedule", 1, ms(5), dt, 0},
+		{"real time, 2 ms early", 1, ms(8), 2 * dt, 2 * time.Millisecond},
+		{"half speed waits twice as long", 0.5, ms(0), dt, 10 * time.Millisecond},
+	} {
+		p := pacer{speed: c.speed}
+		p.wait(t0, 0, dt) // anchor at t0, simulated time 0
+		if got := p.wait(c.now, c.t, dt); got != c.want && !(c.want == 0 && got <= 0) {
+			t.Errorf("%s: got=%v, want=%v", c.name, got, c.want)
+		}
+	}
+
+	// A simulation that is far behind (each step takes 50 ms of wall time
+	// at 5 ms of simulated time) is re-anchored rather than allowed to
+	// bank the lost time: after it speeds up again it must wait, not burst.
+	p := pacer{speed: 1}
+	p.wait(t0, 0, dt)
+	simT := 0.0
+	for i := 1; i <= 10; i++ {
+		simT += dt
+		p.wait(ms(50*float64(i)), simT, dt)
+	}
+	now := ms(500)
+	burst := 0
+	for p.wait(now, simT, dt) <= 0 && burst < 100 {
+		simT += dt
+		burst++
+	}
+	if burst > maxCatchUpSteps+1 {
+		t.Errorf("catch-up burst: got=%d steps, want at most %d", burst, maxCatchUpSteps+1)
+	}
+}
+
+// TestPercentile checks the quantile used by the automatic colour range.
+func TestPercentile(t *testing.T) {
+	x := make([]float32, 101)
+	for i := range x {
+		x[i] = float32(100 - i)
+	}
+	for _, c := range []struct {
+		q    float64
+		want float32
+	}{{0, 0}, {0.5, 50}, {0.98, 98}, {1, 100}} {
+		if got := percentile(append([]float32(nil), x...), c.q); got != c.want {
+			t.Errorf("percentile(%v): got=%v, want=%v", c.q, got, c.want)
+		}
+	}
+	if got := percentile(nil, 0.5); got != 0 {
+		t.Errorf("percentile(empty): got=%v, want=0", got)
+	}
+}
+
+var _ = errors.Is

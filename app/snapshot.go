@@ -1,0 +1,148 @@
+// Package app is drape's interactive viewer: the simulation goroutine
+// (simloop.go), the snapshot hand-over between it and the render loop
+// (snapshot.go), the render loop on the main OS thread (viewer.go), mouse
+// and keyboard interaction (input.go), the ImGui panels (panels.go) and the
+// --state file (state.go).
+//
+// Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
+// main OS thread (package main locks it in init). The simulation runs in
+// one goroutine that alone touches the *sim.Sim. They share exactly two
+// things: a SnapshotBuffer (simulation → viewer, never blocking either
+// side) and the Loop's command queue (viewer → simulation, applied between
+// steps).
+package app
+
+import (
+	"sync"
+	"time"
+
+	"drape/sim"
+)
+
+// Snapshot is one published simulation state, with the mesh compacted for
+// drawing: dead vertex and face slots of the adaptive sim.Mesh are skipped,
+// and live vertices are renumbered densely 0..NumVerts()−1 in slot order.
+// It carries only simulation state. Once published it is immutable; the
+// reader may use it until its next Acquire (see SnapshotBuffer).
+type Snapshot struct {
+	Seq   uint64 // publish counter of the Loop, starting at 1; 0 means "nothing yet"
+	Epoch uint64 // incremented on every reset or scene change; plots and the camera fit restart on a new epoch
+	Scene string // scene name
+
+	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
+	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
+	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, sim.MeanCurvature)
+	Tris    []uint32  // live face f's dense vertices at Tris[3*f : 3*f+3]
+	FaceGen []uint8   // refinement generation of live face f at FaceGen[f] (sim.Generation), saturated at 255
+	Slot    []int32   // sim vertex slot of dense vertex i at Slot[i]; picks translate back through it
+	DenseOf []int32   // dense index of sim vertex slot s at DenseOf[s], −1 for dead slots; len = number of slots
+
+	Pins []PinInfo // pinned vertices, sorted by slot
+
+	Params sim.Params // parameters in force (the UI's sliders re-sync from them)
+
+	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
+
+	Stats Stats
+}
+
+// PinInfo is one pinned vertex of a Snapshot.
+type PinInfo struct {
+	Slot     int32      // sim vertex slot
+	Dense    int32      // index into Snapshot.Pos
+	Pos      [3]float32 // vertex position, m
+	Target   [3]float32 // pin target, m (equal to Pos after a successful step)
+	Scripted bool       // the target follows a scene path; dragging it turns it into a fixed pin
+}
+
+// Stats describes the state behind a Snapshot and the step that produced
+// it.
+type Stats struct {
+	Time      float64 // simulated time, s
+	Steps     int     // steps taken since the scene was (re)built
+	Dt        float64 // time step in force, s
+	Vertices  int     // live vertices (= len(Pos)/3)
+	Triangles int     // live faces (= len(Tris)/3)
+
+	Assemble, Solve, Other, Adapt time.Duration // wall time of the last step by phase
+	Snapshot                      time.Duration // curvature, normals and compaction for this snapshot
+	Iterations                    int           // PCG iterations of the last step
+	Residual                      float64       // relative residual reached by the last step
+
+	StepsPerSec    float64 // measured over the last second of wall time
+	RealTimeFactor float64 // simulated seconds per wall second over the last second
+	SpeedTarget    float64 // requested real-time factor; 0 means as fast as possible
+
+	KineticEnergy float64 // J
+	CurvAbsP98    float32 // 98th percentile of |H| over the vertices, 1/m; for the automatic colour range
+
+	Paused bool   // stepping is stopped (by the user or by an error)
+	Finite bool   // every live position and velocity is finite
+	Err    string // why stepping stopped, e.g. an error wrapping sim.ErrUnstable; "" when healthy
+}
+
+// NumVerts returns the number of dense vertices, len(Pos)/3.
+func (s *Snapshot) NumVerts() int { return len(s.Pos) / 3 }
+
+// NumTris returns the number of faces, len(Tris)/3.
+func (s *Snapshot) NumTris() int { return len(s.Tris) / 3 }
+
+// Vertex returns the position of dense vertex i.
+func (s *Snapshot) Vertex(i int) [3]float32 {
+	return [3]float32(s.Pos[3*i : 3*i+3])
+}
+
+// SnapshotBuffer hands snapshots from one writer (the simulation
+// goroutine) to one reader (the render loop) without either waiting for
+// the other: a triple buffer. At any time one buffer is being written,
+// one is the latest complete snapshot, and one is being read. Publish
+// swaps the written buffer with the latest; Acquire swaps the latest with
+// the read one if a newer snapshot exists. Both hold a mutex only for an
+// index swap, so neither side ever waits for the other's work.
+//
+// Lifetime rule: the *Snapshot returned by Acquire is the reader's until
+// its next Acquire, and the writer's buffer (Writable) is the writer's
+// until its next Publish. Buffers are reused, so the writer refills the
+// slices of an old snapshot in place (append to s[:0]) and no allocation
+// happens once they are large enough.
+type SnapshotBuffer struct {
+	mu     sync.Mutex
+	bufs   [3]Snapshot
+	write  int  // owned by the writer between Publishes
+	latest int  // the newest complete snapshot
+	read   int  // owned by the reader between Acquires
+	fresh  bool // latest is newer than read
+}
+
+// NewSnapshotBuffer returns an empty buffer; Acquire returns a snapshot
+// with Seq 0 until the first Publish.
+func NewSnapshotBuffer() *SnapshotBuffer {
+	return &SnapshotBuffer{write: 0, latest: 1, read: 2}
+}
+
+// Writable returns the writer's buffer. Only the writer may call it.
+func (b *SnapshotBuffer) Writable() *Snapshot {
+	return &b.bufs[b.write] // b.write changes only in Publish, on the writer's goroutine
+}
+
+// Publish makes the writer's buffer the latest snapshot and hands the
+// writer the previous latest one to fill next.
+func (b *SnapshotBuffer) Publish() {
+	b.mu.Lock()
+	b.write, b.latest = b.latest, b.write
+	b.fresh = true
+	b.mu.Unlock()
+}
+
+// Acquire returns the latest complete snapshot. The previous one returned
+// must no longer be used.
+func (b *SnapshotBuffer) Acquire() *Snapshot {
+	b.mu.Lock()
+	if b.fresh {
+		b.read, b.latest = b.latest, b.read
+		b.fresh = false
+	}
+	s := &b.bufs[b.read]
+	b.mu.Unlock()
+	return s
+}

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"drape/render"
+)
+
+// State is what --state writes: enough to check the viewer from a script
+// (the GUI tests do) without reading pixels. Positions are world metres;
+// pixels are window coordinates of the last frame (origin top-left, y
+// down, screen units as xdotool and the cursor use).
+type State struct {
+	Scene     string     `json:"scene"`
+	Frames    int        `json:"frames"`      // frames rendered
+	Seq       uint64     `json:"seq"`         // snapshot drawn in the last frame
+	Time      float64    `json:"time"`        // simulated time, s
+	Steps     int        `json:"steps"`       // steps since the scene was (re)built
+	Vertices  int        `json:"vertices"`    // live vertices
+	Triangles int        `json:"triangles"`   // live triangles
+	Finite    bool       `json:"finite"`      // the state stayed finite (no NaN/Inf, no blow-up)
+	Paused    bool       `json:"paused"`      // stepping was stopped
+	Error     string     `json:"error"`       // why stepping stopped, "" when healthy
+	GLErrors  int        `json:"gl_errors"`   // OpenGL errors reported during the run
+	Window    [2]float32 `json:"window"`      // window size, screen units
+	Dragged   int32      `json:"dragged"`     // vertex being dragged in the last frame, −1 for none
+	Pins      []PinState `json:"pins"`        // every pinned vertex, sorted by id
+	Messages  []string   `json:"messages"`    // errors and notices the UI showed
+	FPS       float64    `json:"fps"`         // render frames per second, smoothed
+	StepsPerS float64    `json:"steps_per_s"` // simulation steps per wall second
+}
+
+// PinState is one pinned vertex in State.
+type PinState struct {
+	ID       int32      `json:"id"`        // sim vertex slot
+	Position [3]float32 `json:"position"`  // m
+	Target   [3]float32 `json:"target"`    // m
+	Pixel    [2]float32 `json:"pixel"`     // window position of the vertex in the last frame
+	OnScreen bool       `json:"on_screen"` // Pixel lies inside the window (and in front of the camera)
+	Scripted bool       `json:"scripted"`  // the target follows a scene path
+}
+
+// stateOf returns the State of snapshot snap drawn with camera cam.
+func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged int32, msgs []string, fps float64) State {
+	st := State{
+		Scene: snap.Scene, Frames: frames, Seq: snap.Seq,
+		Time: snap.Stats.Time, Steps: snap.Stats.Steps,
+		Vertices: snap.Stats.Vertices, Triangles: snap.Stats.Triangles,
+		Finite: snap.Stats.Finite && snap.Stats.Err == "", Paused: snap.Stats.Paused, Error: snap.Stats.Err,
+		GLErrors: glErrors, Window: [2]float32{cam.Width, cam.Height},
+		Dragged: dragged, Pins: []PinState{}, Messages: msgs,
+		FPS: finite(fps), StepsPerS: finite(snap.Stats.StepsPerSec),
+	}
+	if st.Messages == nil {
+		st.Messages = []string{}
+	}
+	for _, p := range snap.Pins {
+		px, py, ok := cam.Project(p.Pos)
+		st.Pins = append(st.Pins, PinState{
+			ID: p.Slot, Position: finite3(p.Pos), Target: finite3(p.Target),
+			Pixel:    [2]float32{finite32(px), finite32(py)},
+			OnScreen: ok && px >= 0 && py >= 0 && px < cam.Width && py < cam.Height,
+			Scripted: p.Scripted,
+		})
+	}
+	return st
+}
+
+// writeState writes st as indented JSON to path atomically (a temporary
+// file in the same directory, then rename), so a script polling the file
+// never reads half of it.
+func writeState(path string, st State) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding state: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".state-*.json")
+	if err != nil {
+		return fmt.Errorf("writing state: %w", err)
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing state %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing state %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing state %s: %w", path, err)
+	}
+	return nil
+}
+
+// finite returns v, or 0 for NaN and ±Inf (JSON has neither).
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+func finite32(v float32) float32 { return float32(finite(float64(v))) }
+
+func finite3(v [3]float32) [3]float32 {
+	return [3]float32{finite32(v[0]), finite32(v[1]), finite32(v[2])}
+}

@@ -1,0 +1,425 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"drape/assets"
+	"drape/render"
+
+	"github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/inkyblackness/imgui-go/v4"
+)
+
+// DefaultScene is the scene drape view opens without --scene: "hanging"
+// (1 800 triangles, about 7 ms per step here) runs near real time, so the
+// first thing a user sees moves and responds at once. The 22k-triangle
+// curtain (about 150 ms per step) is one click away in the Scene panel;
+// the viewer stays responsive with it too, because rendering never waits
+// for the simulation.
+const DefaultScene = "hanging"
+
+// Options configures Run (the flags of drape view).
+type Options struct {
+	Scene  string  // built-in scene name or scene file
+	Width  int     // window width, screen units
+	Height int     // window height, screen units
+	Speed  float64 // real-time factor target; 0 means as fast as possible
+	Paused bool    // start paused
+
+	Frames     int    // > 0: render this many frames, then exit (automation)
+	Screenshot string // with Frames: save the final frame as PNG here
+	State      string // write State here at exit (and every StateEvery frames)
+	StateEvery int    // > 0: also write State every this many frames
+	MaxFPS     int    // frame rate cap; 0 means 60
+	MSAA       int    // multisample count; 0 means 4, negative means none (software GL renders about twice as fast without)
+
+	Stderr io.Writer // GL errors and warnings; nil means os.Stderr
+}
+
+// DefaultOptions returns the default scene in a 1280×800 window at real
+// time.
+func DefaultOptions() Options {
+	return Options{Scene: DefaultScene, Width: 1280, Height: 800, Speed: 1}
+}
+
+// Run opens the viewer and returns when the window is closed, Frames
+// frames were drawn, or SIGINT/SIGTERM arrives; the simulation goroutine
+// has stopped by then. It must be called on the main OS thread (package
+// main locks it in init). It returns render.ErrNoDisplay (wrapped) when
+// there is no display, and the scene's error if it cannot be loaded.
+func Run(o Options) error {
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.MaxFPS <= 0 {
+		o.MaxFPS = 60
+	}
+	if o.Frames < 0 || o.StateEvery < 0 {
+		return fmt.Errorf("frames and state interval must be non-negative")
+	}
+	if o.Screenshot != "" && o.Frames == 0 {
+		return fmt.Errorf("--screenshot needs --frames N")
+	}
+	// Fail on a bad scene before opening a window.
+	loop, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Speed: o.Speed, Paused: o.Paused})
+	if err != nil {
+		return err
+	}
+	win, err := render.NewWindow(render.WindowOptions{
+		Title: "drape — " + o.Scene, Width: o.Width, Height: o.Height, Visible: true, VSync: true, Samples: o.MSAA,
+	})
+	if err != nil {
+		return err
+	}
+	defer win.Delete()
+
+	v, err := newViewer(win, loop, o)
+	if err != nil {
+		return err
+	}
+	defer v.delete()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		loop.Run(ctx)
+	}()
+	// Closing the window, or a signal, ends the frame loop; then the
+	// simulation goroutine is cancelled and waited for.
+	defer wg.Wait()
+	defer cancel()
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+
+	return v.run(sig)
+}
+
+// viewer is the render loop's state. Everything in it belongs to the
+// main OS thread.
+type viewer struct {
+	o     Options
+	win   *render.Window
+	loop  *Loop
+	imctx *imgui.Context
+	io    imgui.IO
+	gui   *render.ImGuiRenderer
+	cloth *render.ClothRenderer
+
+	cam   render.Camera
+	in    *Interaction
+	ui    *uiState
+	snap  *Snapshot // the snapshot being drawn, valid until the next Acquire
+	draw  render.DrawOptions
+	pins  []render.Pin
+	epoch uint64 // epoch the camera was last fitted for
+
+	uploadedSeq uint64
+	frames      int
+	glErrors    int
+	fps         float64 // smoothed render frames per second
+	lastFrame   float64 // win.Time() at the previous frame
+}
+
+func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
+	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), draw: render.DefaultDrawOptions()}
+	v.imctx = imgui.CreateContext(nil)
+	v.io = imgui.CurrentIO()
+	v.io.SetIniFilename("")
+	sx, _ := win.ContentScale()
+	if !(sx > 0) {
+		sx = 1
+	}
+	setupStyle(v.io, sx)
+	win.AttachImGui(v.io)
+	var err error
+	if v.gui, err = render.NewImGuiRenderer(v.io); err != nil {
+		v.imctx.Destroy()
+		return nil, err
+	}
+	if v.cloth, err = render.NewClothRenderer(); err != nil {
+		v.gui.Delete()
+		v.imctx.Destroy()
+		return nil, err
+	}
+	v.draw.PinSize = 13 * sx
+	ds := win.DisplaySize()
+	v.cam = render.NewCamera(ds[0], ds[1])
+	v.ui = newUIState(sx)
+	v.snap = loop.Snapshots().Acquire()
+	win.SetHandlers(render.Handlers{
+		MouseButton: func(b int, down bool, mods int) {
+			v.in.MouseButton(b, down, mods, v.io.WantCaptureMouse(), &v.cam, v.snap, v.loop)
+		},
+		CursorPos: func(x, y float64) {
+			v.in.CursorPos(x, y, v.io.WantCaptureMouse(), &v.cam, v.snap, v.loop)
+		},
+		Scroll: func(_, dy float64) { v.in.Scroll(dy, v.io.WantCaptureMouse(), &v.cam) },
+		Key: func(k int, down bool, mods int) {
+			if down && !v.io.WantTextInput() {
+				v.key(k, mods)
+			}
+		},
+	})
+	return v, nil
+}
+
+func (v *viewer) delete() {
+	v.cloth.Delete()
+	v.gui.Delete()
+	v.imctx.Destroy()
+}
+
+// run is the frame loop.
+func (v *viewer) run(sig <-chan os.Signal) error {
+	frameBudget := 1 / float64(v.o.MaxFPS)
+	v.lastFrame = v.win.Time()
+	var errs []error
+	for {
+		v.win.PollEvents()
+		select {
+		case <-sig:
+			v.win.SetShouldClose(true)
+		default:
+		}
+		if v.win.ShouldClose() {
+			break
+		}
+		last := v.o.Frames > 0 && v.frames+1 >= v.o.Frames
+		if err := v.frame(last); err != nil {
+			errs = append(errs, err)
+		}
+		v.frames++
+		if v.o.State != "" && v.o.StateEvery > 0 && v.frames%v.o.StateEvery == 0 {
+			if err := writeState(v.o.State, v.state()); err != nil {
+				fmt.Fprintf(v.o.Stderr, "drape view: %v\n", err)
+			}
+		}
+		v.win.SwapBuffers()
+		if last {
+			break
+		}
+		// Cap the frame rate: Xvfb and some drivers ignore the swap
+		// interval, and a render loop spinning at hundreds of fps would
+		// take CPU from the simulation.
+		if rest := frameBudget - (v.win.Time() - v.lastFrame); rest > 0 {
+			time.Sleep(time.Duration(rest * float64(time.Second)))
+		}
+	}
+	if v.o.State != "" {
+		if err := writeState(v.o.State, v.state()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v.glErrors > 0 {
+		fmt.Fprintf(v.o.Stderr, "drape view: %d OpenGL errors during the run\n", v.glErrors)
+	}
+	return errors.Join(errs...)
+}
+
+// state returns the --state contents for the current frame.
+func (v *viewer) state() State {
+	return stateOf(v.snap, &v.cam, v.frames, v.glErrors, v.in.Dragged, v.ui.messageLog, v.fps)
+}
+
+// frame draws one frame; with screenshot it also reads it back and saves
+// it (before SwapBuffers).
+func (v *viewer) frame(screenshot bool) error {
+	now := v.win.Time()
+	if dt := now - v.lastFrame; dt > 0 {
+		a := math.Min(1, dt/0.5) // about half a second of smoothing
+		v.fps += a * (1/dt - v.fps)
+	}
+	v.lastFrame = now
+
+	v.snap = v.loop.Snapshots().Acquire()
+	snap := v.snap
+	for _, e := range v.loop.Events() {
+		v.ui.event(e)
+	}
+	v.in.Update(snap, v.loop)
+	if snap.Seq != v.uploadedSeq {
+		err := v.cloth.Upload(render.Mesh{Pos: snap.Pos, Normal: snap.Normal, Scalar: snap.Curv, Tris: snap.Tris, FaceGen: snap.FaceGen})
+		if err != nil {
+			fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: %v\n", snap.Seq, err)
+		}
+		v.uploadedSeq = snap.Seq
+		v.ui.observe(snap)
+	}
+
+	ds, fs := v.win.DisplaySize(), v.win.FramebufferSize()
+	v.cam.Width, v.cam.Height = ds[0], ds[1]
+	if snap.Epoch != v.epoch {
+		v.fitCamera(snap, true)
+		v.epoch = snap.Epoch
+		v.win.SetTitle("drape — " + snap.Scene)
+	}
+
+	v.win.NewFrame(now)
+	imgui.NewFrame()
+	act := v.ui.panels(snap, v.fps, ds, v.in)
+	imgui.Render()
+	v.act(act, snap)
+
+	gl.Viewport(0, 0, int32(fs[0]), int32(fs[1]))
+	v.cloth.DrawBackground(mgl32.Vec3{0.16, 0.17, 0.20}, mgl32.Vec3{0.05, 0.05, 0.06})
+	if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
+		v.cloth.Draw(v.drawOptions(snap))
+	}
+	v.gui.Render(ds, fs, imgui.RenderedDrawData())
+	if err := render.CheckGLError(); err != nil {
+		v.glErrors++
+		fmt.Fprintf(v.o.Stderr, "drape view: frame %d: %v\n", v.frames, err)
+	}
+	if screenshot && v.o.Screenshot != "" {
+		if err := render.Screenshot(v.o.Screenshot, int(fs[0]), int(fs[1])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drawOptions returns the render options for snap from the UI toggles.
+func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
+	d := v.draw
+	d.View, d.Projection = v.cam.View(), v.cam.Projection()
+	// Key light from above and a little to the left of the camera,
+	// following it: the shading is two-sided (normals flip towards the
+	// viewer), so whichever side of the cloth the camera sees is lit, and a
+	// cloth swinging away from a fixed light never turns into a dark
+	// silhouette.
+	eye := v.cam.Eye().Sub(v.cam.Target).Normalize()
+	right := eye.Cross(mgl32.Vec3{0, 1, 0}).Normalize()
+	d.LightDir = eye.Add(mgl32.Vec3{0, 0.9, 0}).Add(right.Mul(0.35))
+	t := &v.ui.toggles
+	d.ColorMap = t.colorMap
+	d.RangeMin, d.RangeMax = v.ui.crange.Min, v.ui.crange.Max
+	d.Wireframe, d.WireframeByGen = t.wireframe, t.wireByGen
+	d.Grid, d.ShowPins = t.grid, t.pins
+	d.GridY = 0
+	d.GridSpacing, d.GridExtent = 0.1, 3
+	// Markers: every pin, plus the hovered or dragged free vertex.
+	v.pins = v.pins[:0]
+	for _, p := range snap.Pins {
+		st := render.PinIdle
+		switch p.Slot {
+		case v.in.Dragged:
+			st = render.PinDragged
+		case v.in.Hover:
+			st = render.PinHovered
+		}
+		v.pins = append(v.pins, render.Pin{Pos: p.Pos, State: st})
+	}
+	for _, slot := range []int32{v.in.Dragged, v.in.Hover} {
+		if slot < 0 || int(slot) >= len(snap.DenseOf) || snap.DenseOf[slot] < 0 || findPin(snap, slot) >= 0 {
+			continue
+		}
+		st := render.PinHovered
+		if slot == v.in.Dragged {
+			st = render.PinDragged
+		}
+		v.pins = append(v.pins, render.Pin{Pos: snap.Vertex(int(snap.DenseOf[slot])), State: st})
+		d.ShowPins = true
+	}
+	d.Pins = v.pins
+	return d
+}
+
+// fitCamera frames the cloth. A new scene (initial) starts from a
+// three-quarter view; a sheet that starts nearly flat and horizontal is
+// framed together with the space it will hang into below its highest
+// edge, so the fall stays in view. Panels cover the sides of the window,
+// so the fit uses the width between them.
+func (v *viewer) fitCamera(snap *Snapshot, initial bool) {
+	lo, hi := mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi)
+	if snap.NumVerts() == 0 || lo[0] > hi[0] {
+		return
+	}
+	if initial {
+		v.cam.Yaw, v.cam.Pitch = 0.55, 0.32
+		ext := max(hi[0]-lo[0], hi[2]-lo[2])
+		if hi[1]-lo[1] < 0.1*ext {
+			lo[1] = min(lo[1], hi[1]-ext)
+		}
+	}
+	full := v.cam.Width
+	free := full - v.ui.sideWidth()
+	if free > 0.3*full {
+		v.cam.Width = free
+	}
+	v.cam.Fit(lo, hi)
+	v.cam.Width = full
+	// Shift the target so the cloth sits in the middle of the free area.
+	if shift := v.ui.leftWidth() - v.ui.rightWidth(); shift != 0 && free > 0.3*full {
+		v.cam.Pan(shift/2, 0)
+	}
+}
+
+// key handles the keyboard shortcuts listed in the Help panel.
+func (v *viewer) key(k, mods int) {
+	snap := v.snap
+	t := &v.ui.toggles
+	switch k {
+	case keySpace:
+		v.act(uiAction{togglePause: true}, snap)
+	case keyS:
+		v.act(uiAction{step: true}, snap)
+	case keyR:
+		v.act(uiAction{reset: true}, snap)
+	case keyW:
+		t.wireframe = !t.wireframe
+	case keyG:
+		t.grid = !t.grid
+	case keyP:
+		t.pins = !t.pins
+	case keyC:
+		t.colorMap = (t.colorMap + 1) % 3
+	case keyF:
+		v.fitCamera(snap, false)
+	case keyH:
+		t.help = !t.help
+	}
+}
+
+// act sends the commands for the UI's requests.
+func (v *viewer) act(a uiAction, snap *Snapshot) {
+	l := v.loop
+	if a.togglePause {
+		l.Send(Command{Kind: CmdSetPaused, Paused: !snap.Stats.Paused})
+	}
+	if a.step {
+		l.Send(Command{Kind: CmdSetPaused, Paused: true})
+		l.Send(Command{Kind: CmdStep})
+	}
+	if a.reset {
+		l.Send(Command{Kind: CmdReset})
+	}
+	if a.params != nil {
+		l.Send(Command{Kind: CmdSetParams, Params: *a.params})
+	}
+	if a.speed != nil {
+		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})
+	}
+	if a.scene != "" {
+		l.Send(Command{Kind: CmdLoadScene, Scene: a.scene})
+	}
+	if a.fit {
+		v.fitCamera(snap, false)
+	}
+	if a.resetView {
+		v.fitCamera(snap, true)
+	}
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"drape/assets"
+	"drape/sim"
+)
+
+// "drape bench": the comparison of Bender & Deul §7. A scene with an
+// "adapt" section runs twice in one process, first at full resolution (its
+// base mesh uniformly refined to g_max with the same √3 scheme, adaptivity
+// off) and then adaptively, and the two are compared step by step.
+
+// benchOptions are the flags of "drape bench".
+type benchOptions struct {
+	scene    string  // built-in scene name or scene file; must have an "adapt" section
+	seconds  float64 // simulated time per run, s; 0 means the scene's duration
+	sample   float64 // interval between accuracy samples, s
+	json     string  // result file, "" for none
+	plot     string  // PNG directory, "" for none
+	progress progress
+	now      func() time.Time // clock; nil means time.Now
+}
+
+// benchRun is one run's figures; the series feed the plots.
+type benchRun struct {
+	Steps           int     `json:"steps"`
+	AvgTriangles    float64 `json:"avg_triangles"`  // mean live triangle count over the steps
+	PeakTriangles   int     `json:"peak_triangles"` // largest live triangle count
+	MsPerStepMean   float64 `json:"ms_per_step_mean"`
+	MsPerStepMedian float64 `json:"ms_per_step_median"`
+	AdaptShare      float64 `json:"adapt_share"` // Σ adaptation time / Σ step time, 0..1
+	PCGIterations   float64 `json:"pcg_iterations_mean"`
+	Finite          bool    `json:"finite"` // false if the run blew up
+	Error           string  `json:"error,omitempty"`
+
+	times []float64 // s, after each step
+	tris  []int
+	ms    []float64 // wall ms per step
+}
+
+// benchResult is what --json writes.
+type benchResult struct {
+	Scene       string   `json:"scene"`
+	Seconds     float64  `json:"seconds"` // simulated per run
+	GMax        int      `json:"g_max"`
+	Full        benchRun `json:"full"`
+	Adaptive    benchRun `json:"adaptive"`
+	Speedup     float64  `json:"speedup"`       // full ms/step mean ÷ adaptive ms/step mean
+	ErrorRMSRel float64  `json:"error_rms_rel"` // RMS distance of full-resolution vertices to the adaptive surface ÷ cloth diagonal
+	ErrorMaxRel float64  `json:"error_max_rel"` // largest such distance ÷ cloth diagonal
+	Diagonal    float64  `json:"cloth_diagonal"`
+	Samples     int      `json:"accuracy_samples"` // matching times compared
+}
+
+// runBench implements "drape bench".
+func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
+	if o.now == nil {
+		o.now = time.Now
+	}
+	scene, err := sim.LoadScene(assets.Scenes, o.scene)
+	if err != nil {
+		return benchResult{}, err
+	}
+	if scene.Adapt == nil {
+		return benchResult{}, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try curtain-adaptive)", scene.Name)
+	}
+	if scene.Adapt.GMax%2 != 0 {
+		return benchResult{}, fmt.Errorf("scene %s: adapt.g_max must be even for a uniform full-resolution mesh, got %d", scene.Name, scene.Adapt.GMax)
+	}
+	secs := o.seconds
+	if secs == 0 {
+		secs = scene.Duration
+	}
+	dt := scene.Params.Dt
+	steps := max(1, int(math.Round(secs/dt)))
+	every := max(1, int(math.Round(o.sample/dt)))
+	res := benchResult{Scene: scene.Name, Seconds: float64(steps) * dt, GMax: scene.Adapt.GMax}
+
+	full, err := scene.Build()
+	if err != nil {
+		return res, err
+	}
+	off := *scene.Adapt
+	off.Enabled = false
+	if err := full.SetAdaptParams(off); err != nil {
+		return res, err
+	}
+	if err := full.RefineUniform(scene.Adapt.GMax); err != nil {
+		return res, err
+	}
+	lo, hi := restBounds(full.Mesh)
+	res.Diagonal = hi.Sub(lo).Norm()
+	if o.progress != nil {
+		o.progress.update(0, 2*steps)
+	}
+	// Full-resolution positions at the matching times, live vertices only.
+	var snaps [][]sim.Vec3
+	res.Full = benchLoop(full, steps, o, 0, func(i int) {
+		if i%every == 0 {
+			snaps = append(snaps, livePositions(full.Mesh))
+		}
+	})
+	full = nil
+
+	adaptive, err := scene.Build()
+	if err != nil {
+		return res, err
+	}
+	var sumSq, worst float64
+	var count int
+	res.Adaptive = benchLoop(adaptive, steps, o, steps, func(i int) {
+		if i%every != 0 || i/every-1 >= len(snaps) {
+			return
+		}
+		g := newTriGrid(adaptive.Mesh)
+		for _, p := range snaps[i/every-1] {
+			d := g.distance(p)
+			sumSq += d * d
+			worst = math.Max(worst, d)
+			count++
+		}
+		res.Samples++
+	})
+	if o.progress != nil {
+		o.progress.done()
+	}
+	if count > 0 && res.Diagonal > 0 {
+		res.ErrorRMSRel = math.Sqrt(sumSq/float64(count)) / res.Diagonal
+		res.ErrorMaxRel = worst / res.Diagonal
+	}
+	if res.Adaptive.MsPerStepMean > 0 {
+		res.Speedup = res.Full.MsPerStepMean / res.Adaptive.MsPerStepMean
+	}
+	var errs []error
+	for _, r := range []struct {
+		name string
+		run  *benchRun
+	}{{"full resolution", &res.Full}, {"adaptive", &res.Adaptive}} {
+		if r.run.Error != "" {
+			errs = append(errs, fmt.Errorf("%s run: %s", r.name, r.run.Error))
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+// benchLoop steps s up to steps times and returns the run's figures;
+// after(i) runs after step i (1-based), outside the timing. offset is
+// added to the progress count.
+func benchLoop(s *sim.Sim, steps int, o benchOptions, offset int, after func(i int)) benchRun {
+	var r benchRun
+	var rec recorder
+	var total, adapt time.Duration
+	var triSum float64
+	_, err := stepLoop(s, steps, o.now, &rec, func(i int) error {
+		n := s.Mesh.NumTris()
+		triSum += float64(n)
+		r.PeakTriangles = max(r.PeakTriangles, n)
+		r.times = append(r.times, s.Time)
+		r.tris = append(r.tris, n)
+		r.ms = append(r.ms, float64(rec.wall[i-1])/float64(time.Millisecond))
+		total += rec.wall[i-1]
+		adapt += rec.adapt[i-1]
+		after(i)
+		if o.progress != nil {
+			o.progress.update(offset+i, 2*steps)
+		}
+		return nil
+	})
+	r.Steps = len(rec.wall)
+	r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations = rec.summary()
+	if r.Steps > 0 {
+		r.AvgTriangles = triSum / float64(r.Steps)
+	}
+	if total > 0 {
+		r.AdaptShare = float64(adapt) / float64(total)
+	}
+	r.Finite = s.Finite() && !errors.Is(err, sim.ErrUnstable)
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
+}
+
+func restBounds(m *sim.Mesh) (lo, hi sim.Vec3) {
+	lo = sim.Vec3{X: math.Inf(1), Y: math.Inf(1)}
+	hi = sim.Vec3{X: math.Inf(-1), Y: math.Inf(-1)}
+	for i, r := range m.Rest {
+		if m.VertAlive[i] {
+			lo.X, lo.Y = math.Min(lo.X, r.X), math.Min(lo.Y, r.Y)
+			hi.X, hi.Y = math.Max(hi.X, r.X), math.Max(hi.Y, r.Y)
+		}
+	}
+	return lo, hi
+}
+
+func livePositions(m *sim.Mesh) []sim.Vec3 {
+	out := make([]sim.Vec3, 0, m.NumVerts())
+	for i, p := range m.Pos {
+		if m.VertAlive[i] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// writeBenchTable prints the comparison as a markdown table.
+func writeBenchTable(w io.Writer, r benchResult) {
+	fmt.Fprintf(w, "%s, %.3g s simulated per run, g_max = %d\n\n", r.Scene, r.Seconds, r.GMax)
+	fmt.Fprintln(w, "| run | avg triangles | peak triangles | ms/step mean | ms/step median | adaptation share | PCG iterations mean | finite |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---|")
+	for _, x := range []struct {
+		name string
+		r    benchRun
+	}{{"full resolution", r.Full}, {"adaptive", r.Adaptive}} {
+		fmt.Fprintf(w, "| %s | %.0f | %d | %.2f | %.2f | %.1f %% | %.1f | %v |\n", x.name, x.r.AvgTriangles, x.r.PeakTriangles,
+			x.r.MsPerStepMean, x.r.MsPerStepMedian, 100*x.r.AdaptShare, x.r.PCGIterations, x.r.Finite)
+	}
+	fmt.Fprintf(w, "\nspeedup %.2f×; accuracy loss (full-resolution vertices to the adaptive surface, %d matching times, relative to the %.3g m cloth diagonal): RMS %.3g, max %.3g\n",
+		r.Speedup, r.Samples, r.Diagonal, r.ErrorRMSRel, r.ErrorMaxRel)
+}
+
+// writeBenchPlots writes triangles.png and ms_per_step.png into dir.
+func writeBenchPlots(dir string, r benchResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating plot directory: %w", err)
+	}
+	toF := func(x []int) []float64 {
+		out := make([]float64, len(x))
+		for i, v := range x {
+			out[i] = float64(v)
+		}
+		return out
+	}
+	plots := []struct {
+		file, yLabel string
+		full, ad     []float64
+	}{
+		{"triangles.png", "TRIANGLES", toF(r.Full.tris), toF(r.Adaptive.tris)},
+		{"ms_per_step.png", "MS PER STEP (MEAN OF 20)", movingMean(r.Full.ms, 20), movingMean(r.Adaptive.ms, 20)},
+	}
+	for _, p := range plots {
+		pl := plot{series: []series{
+			{x: r.Full.times, y: p.full, color: colorFull},
+			{x: r.Adaptive.times, y: p.ad, color: colorAdaptive},
+		}, xLabel: "SIMULATED TIME S", yLabel: p.yLabel, names: []string{"FULL", "ADAPTIVE"}}
+		if err := pl.writePNG(filepath.Join(dir, p.file)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// movingMean returns the centred moving average over k samples.
+func movingMean(x []float64, k int) []float64 {
+	out := make([]float64, len(x))
+	for i := range x {
+		lo, hi := max(0, i-k/2), min(len(x), i+k/2+1)
+		var s float64
+		for _, v := range x[lo:hi] {
+			s += v
+		}
+		out[i] = s / float64(hi-lo)
+	}
+	return out
+}
