@@ -224,7 +224,7 @@ const maxSceneBytes = 4 << 20
 //	    "density": 0.1,                          // kg/m²
 //	    "bending": 2e-5,                         // N·m
 //	    "damp_mass": 0.05, "damp_stiff": 0.002,  // 1/s, s
-//	    "dt": 0.005, "tolerance": 1e-3, "max_iter": 200,  // s, -, iterations
+//	    "dt": 0.005, "tolerance": 1e-3, "max_iter": 1000, // s, -, iterations
 //	    "gravity": [0, -9.81, 0], "wind": [0, 0, 0],      // m/s², m/s
 //	    "air_drag": 0                            // N·s/m³
 //	  },
