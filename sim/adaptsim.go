@@ -325,17 +325,7 @@ func (s *Sim) snapshotForAdapt() {
 // record ch of the Adapter.
 func (s *Sim) applyChanges(ch Changes) {
 	m := s.Mesh
-	nf, nv := len(m.Tris), len(m.Pos)
-	s.elems = growTo(s.elems, nf)
-	s.frames = growTo(s.frames, nf)
-	s.elemK = growTo(s.elemK, 6*nf)
-	s.elemF = growTo(s.elemF, 3*nf)
-	s.rhs = growTo(s.rhs, nv)
-	s.dv = growTo(s.dv, nv)
-	s.dvOld = growTo(s.dvOld, nv)
-	s.z = growTo(s.z, nv)
-	s.fixed = growTo(s.fixed, nv)
-	s.area = growTo(s.area, nv)
+	s.sizeSlots(true)
 	ad := &s.ad
 
 	// Elements of new faces (parallel over the changed faces).
@@ -356,7 +346,7 @@ func (s *Sim) applyChanges(ch Changes) {
 	}
 
 	// Lumped areas of touched vertices: A_p = ⅓·Σ A_i over the fan.
-	ad.vertFace = growTo(ad.vertFace, nv)
+	ad.vertFace = growTo(ad.vertFace, len(m.Pos))
 	for _, f := range faces {
 		for _, v := range m.Tris[f] {
 			ad.vertFace[v] = f
@@ -401,7 +391,7 @@ func (s *Sim) updateSystem(ch Changes) {
 	s.edges = nil
 	if !ad.rowsOK {
 		ad.rows = growTo(ad.rows, nv)
-		ad.vertFace = growTo(ad.vertFace, nv)
+		ad.vertFace = growTo(ad.vertFace, len(m.Pos))
 		for i := range ad.vertFace {
 			ad.vertFace[i] = -1
 		}

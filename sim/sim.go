@@ -112,9 +112,7 @@ func New(m *Mesh, p Params) (*Sim, error) {
 // rebuild recomputes every topology-dependent structure from the mesh.
 func (s *Sim) rebuild() {
 	m := s.Mesh
-	nf, nv := len(m.Tris), len(m.Pos)
-	s.elems = resize(s.elems, nf)
-	s.frames = resize(s.frames, nf)
+	s.sizeSlots(false)
 	for f, t := range m.Tris {
 		if t[0] < 0 {
 			continue
@@ -124,18 +122,38 @@ func (s *Sim) rebuild() {
 	}
 	s.edges = m.InteriorEdges()
 	s.sys = newBlockSystem(m, s.edges)
-	s.elemK = resize(s.elemK, 6*nf)
-	s.elemF = resize(s.elemF, 3*nf)
-	s.rhs = resize(s.rhs, nv)
-	s.dv = resize(s.dv, nv)
-	s.dvOld = resize(s.dvOld, nv)
-	s.z = resize(s.z, nv)
-	s.fixed = resize(s.fixed, nv)
-	s.area = resize(s.area, nv)
 	s.updateAreas()
 	s.updateFixed()
 }
 
+// sizeSlots sizes every per-face and per-vertex array of s to the mesh's
+// slot counts. With keep, entries already there stay and new ones are zero
+// (after an adaptation); otherwise every entry is cleared (a rebuild). This
+// is the one list of per-slot arrays: a new one belongs here.
+func (s *Sim) sizeSlots(keep bool) {
+	nf, nv := len(s.Mesh.Tris), len(s.Mesh.Pos)
+	s.elems = sized(s.elems, nf, keep)
+	s.frames = sized(s.frames, nf, keep)
+	s.elemK = sized(s.elemK, 6*nf, keep)
+	s.elemF = sized(s.elemF, 3*nf, keep)
+	s.rhs = sized(s.rhs, nv, keep)
+	s.dv = sized(s.dv, nv, keep)
+	s.dvOld = sized(s.dvOld, nv, keep)
+	s.z = sized(s.z, nv, keep)
+	s.fixed = sized(s.fixed, nv, keep)
+	s.area = sized(s.area, nv, keep)
+}
+
+// sized returns x with length n: growTo with keep, resize without.
+func sized[T any](x []T, n int, keep bool) []T {
+	if keep {
+		return growTo(x, n)
+	}
+	return resize(x, n)
+}
+
+// resize returns x with length n and every entry zero, reusing its memory
+// when it is large enough.
 func resize[T any](x []T, n int) []T {
 	if cap(x) < n {
 		return make([]T, n)
