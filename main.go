@@ -5,10 +5,12 @@
 //
 // Usage:
 //
-//	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--stats FILE.json]
+//	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]
+//	drape record --scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]
 //	drape bench [--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]
 //	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
+//	             [--record-dir DIR] [--record-fps F]
 //	drape help
 //
 // Plain "drape" opens the viewer (app.Run) on the default scene.
@@ -28,7 +30,9 @@ import (
 	"strings"
 
 	"drape/app"
+	"drape/assets"
 	"drape/render"
+	"drape/sim"
 )
 
 // GLFW, GL and ImGui must be called from the main OS thread; locking it
@@ -50,7 +54,8 @@ type command struct {
 // commands is the dispatch table. The viewer slots in here: replace the
 // "view" entry's run (and make plain "drape" call it, see run).
 var commands = []command{
-	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--stats FILE.json]", "simulate a scene without a window", cmdRun},
+	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]", "simulate a scene without a window", cmdRun},
+	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord},
 	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7)", cmdBench},
 	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView},
 }
@@ -136,8 +141,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var o runOptions
 	fs.StringVar(&o.scene, "scene", "hanging", "built-in scene `NAME` or scene FILE.json")
 	fs.IntVar(&o.steps, "steps", 0, "number of steps `N`; 0 runs the scene's duration")
-	fs.StringVar(&o.out, "out", "", "write OBJ frames to `DIR` (frame_000000.obj, …)")
+	fs.StringVar(&o.out, "out", "", "write mesh frames to `DIR` (frame_000000.obj, …)")
 	fs.IntVar(&o.every, "every", 10, "with --out, write a frame every `K` steps (and step 0)")
+	fs.StringVar(&o.format, "format", "obj", "frame `FORMAT`: obj, or ply (with per-vertex mean curvature as colour and as property \"curvature\")")
 	fs.StringVar(&o.stats, "stats", "", "write run statistics as JSON to `FILE`")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
@@ -147,6 +153,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.every < 1 {
 		return fail(stderr, "run", exitUsage, fmt.Errorf("--every must be at least 1, got %d", o.every))
+	}
+	if o.format != "obj" && o.format != "ply" {
+		return fail(stderr, "run", exitUsage, fmt.Errorf("--format must be obj or ply, got %q", o.format))
 	}
 	o.progress = newProgress(stdout)
 	if err := runScene(o, stdout); err != nil {
@@ -193,6 +202,58 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// cmdRecord renders a scene offscreen into a video (app.Record).
+func cmdRecord(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("record")
+	o := app.RecordOptions{Scene: app.DefaultScene, FPS: 30, Stderr: stderr}
+	fs.StringVar(&o.Scene, "scene", o.Scene, "built-in scene `NAME` or scene FILE.json")
+	fs.Float64Var(&o.Seconds, "seconds", 0, "simulated time `S` to record; 0 records the scene's duration")
+	fs.StringVar(&o.Out, "out", "", "output `FILE`.mp4 (H.264 through ffmpeg; a PNG sequence in FILE/ without ffmpeg) or DIR for PNG frames")
+	size := fs.String("size", "1280x720", "frame size `WxH` in pixels (rounded down to even)")
+	fs.Float64Var(&o.FPS, "fps", o.FPS, "frames per simulated second `F`")
+	msaa := fs.Int("msaa", 4, "multisample anti-aliasing `SAMPLES`; 0 turns it off")
+	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
+		return code
+	}
+	if _, err := fmt.Sscanf(*size, "%dx%d", &o.Width, &o.Height); err != nil || o.Width < 2 || o.Height < 2 || *size != fmt.Sprintf("%dx%d", o.Width, o.Height) {
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--size must be WxH with W, H ≥ 2, got %q", *size))
+	}
+	switch {
+	case o.Out == "":
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--out FILE.mp4|DIR is required"))
+	case !(o.Seconds >= 0) || math.IsInf(o.Seconds, 0):
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--seconds must be non-negative and finite, got %v", o.Seconds))
+	case !(o.FPS > 0) || o.FPS > 1000:
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--fps must be in (0, 1000], got %v", o.FPS))
+	}
+	o.MSAA = *msaa
+	if *msaa == 0 {
+		o.MSAA = -1
+	}
+	if o.Seconds == 0 {
+		sc, err := sim.LoadScene(assets.Scenes, o.Scene)
+		if err != nil {
+			return fail(stderr, "record", exitRuntime, err)
+		}
+		o.Seconds = sc.Duration
+	}
+	p := newProgressOf(stdout, "frame")
+	o.Progress = p.update
+	res, err := app.Record(o)
+	p.done()
+	if res.Frames > 0 {
+		fmt.Fprintf(stdout, "%s: %d frames (%s) written to %s\n", o.Scene, res.Frames, res.Kind, res.Path)
+	}
+	if err != nil {
+		if errors.Is(err, render.ErrNoDisplay) {
+			fmt.Fprintf(stderr, "drape record: %v (a hidden window still needs an X display, e.g. Xvfb)\n", render.ErrNoDisplay)
+			return exitRuntime
+		}
+		return fail(stderr, "record", exitRuntime, err)
+	}
+	return exitOK
+}
+
 func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
 // cmdView opens the interactive viewer (package app). Without a display it
@@ -210,6 +271,8 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Screenshot, "screenshot", "", "with --frames, save the final frame as PNG `FILE`")
 	fs.StringVar(&o.State, "state", "", "at exit write the simulation and pin state as JSON to `FILE`")
 	fs.IntVar(&o.StateEvery, "state-every", 0, "with --state, also write it every `K` frames")
+	fs.StringVar(&o.RecordDir, "record-dir", "", "save F9 recordings and F12 screenshots in `DIR` (default: the working directory)")
+	fs.Float64Var(&o.RecordFPS, "record-fps", 30, "F9 recordings take `F` frames per simulated second")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -222,6 +285,8 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--screenshot needs --frames N"))
 	case o.Speed < 0:
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--speed must be non-negative, got %v", o.Speed))
+	case !(o.RecordFPS > 0) || o.RecordFPS > 1000:
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--record-fps must be in (0, 1000], got %v", o.RecordFPS))
 	}
 	o.MSAA = *msaa
 	if *msaa == 0 {

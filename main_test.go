@@ -43,6 +43,14 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"run", "--steps", "x"}, 2, `invalid value "x"`},
 		{[]string{"run", "--steps", "-1"}, 2, "--steps must be non-negative"},
 		{[]string{"run", "--every", "0"}, 2, "--every must be at least 1"},
+		{[]string{"run", "--format", "stl"}, 2, `--format must be obj or ply, got "stl"`},
+		{[]string{"record", "--seconds", "1"}, 2, "--out FILE.mp4|DIR is required"},
+		{[]string{"record", "--out", "x.mp4", "--size", "320"}, 2, `--size must be WxH with W, H ≥ 2, got "320"`},
+		{[]string{"record", "--out", "x.mp4", "--size", "1x240"}, 2, "--size must be WxH"},
+		{[]string{"record", "--out", "x.mp4", "--fps", "0"}, 2, "--fps must be in (0, 1000]"},
+		{[]string{"record", "--out", "x.mp4", "--seconds", "-1"}, 2, "--seconds must be non-negative"},
+		{[]string{"record", "--out", "x.mp4", "--scene", "nosuchscene"}, 1, `unknown scene "nosuchscene"`},
+		{[]string{"view", "--record-fps", "0"}, 2, "--record-fps must be in (0, 1000]"},
 		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"run", "--scene", "nosuchscene"}, 1, `unknown scene "nosuchscene"`},
 		{[]string{"run", "--scene", "missing.json"}, 1, "missing.json"},
@@ -151,6 +159,51 @@ func TestCLIRun(t *testing.T) {
 	// Material coordinates survive the round trip unscaled.
 	if _, hi := restExtent(last); hi != (sim.Vec2{X: 1, Y: 1}) {
 		t.Errorf("frame material extent got=%v, want {1 1}", hi)
+	}
+}
+
+// TestCLIRunPLY exports PLY frames and checks them against the OBJ frames
+// of the same run read back with sim.LoadOBJ: same vertex positions (as
+// float32) and face count, and a curvature property and colours.
+func TestCLIRunPLY(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"obj", "ply"} {
+		if code, _, stderr := runCLI("run", "--scene", "hanging", "--steps", "20", "--every", "20", "--format", f, "--out", filepath.Join(dir, f)); code != 0 {
+			t.Fatalf("--format %s: code=%v stderr=%q", f, code, stderr)
+		}
+	}
+	obj, err := sim.LoadOBJ(filepath.Join(dir, "obj", "frame_000020.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "ply", "frame_000020.ply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, ok := strings.Cut(string(data), "end_header\n")
+	if !ok || !strings.Contains(head, "element vertex 961\n") || !strings.Contains(head, "element face 1800\n") ||
+		!strings.Contains(head, "property float curvature\n") || !strings.Contains(head, "property uchar red\n") {
+		t.Fatalf("PLY header got=%q, want 961 vertices, 1800 faces, colour and curvature", head)
+	}
+	at := map[[3]float32]bool{}
+	lines := strings.Split(body, "\n")
+	colours := map[string]bool{}
+	for _, l := range lines[:961] {
+		var p [3]float32
+		var rest [7]float64
+		if _, err := fmt.Sscan(l, &p[0], &p[1], &p[2], &rest[0], &rest[1], &rest[2], &rest[3], &rest[4], &rest[5], &rest[6]); err != nil {
+			t.Fatalf("PLY vertex %q: %v", l, err)
+		}
+		at[p] = true
+		colours[fmt.Sprint(rest[3:6])] = true
+	}
+	for i, q := range obj.Pos {
+		if !at[[3]float32{float32(q.X), float32(q.Y), float32(q.Z)}] {
+			t.Fatalf("OBJ vertex %d at %v: not in the PLY", i, q)
+		}
+	}
+	if len(colours) < 10 {
+		t.Errorf("PLY has %d distinct colours, want a curvature colour map", len(colours))
 	}
 }
 
@@ -268,7 +321,7 @@ func TestRecorderSummary(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := &lineProgress{w: &b}
+	p := &lineProgress{w: &b, unit: "step"}
 	for i := 0; i <= 200; i++ {
 		p.update(i, 200)
 	}
@@ -276,7 +329,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("line progress lines got=%v, want=10:\n%s", got, b.String())
 	}
 	b.Reset()
-	bar := &barProgress{w: &b, last: -1}
+	bar := &barProgress{w: &b, last: -1, unit: "step"}
 	bar.update(0, 4)
 	bar.update(2, 4)
 	bar.done()

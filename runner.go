@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"drape/app"
 	"drape/assets"
 	"drape/sim"
 )
@@ -27,6 +28,7 @@ type runOptions struct {
 	steps    int    // 0: the scene's duration / dt
 	out      string // frame directory, "" for none
 	every    int    // frame interval, steps
+	format   string // frame format: "obj" or "ply"
 	stats    string // statistics file, "" for none
 	progress progress
 	now      func() time.Time // clock; nil means time.Now
@@ -132,6 +134,9 @@ func runScene(o runOptions, stdout io.Writer) error {
 			if i%o.every != 0 {
 				return nil
 			}
+			if o.format == "ply" {
+				return writePLYFile(filepath.Join(o.out, fmt.Sprintf("frame_%06d.ply", i)), s.Mesh)
+			}
 			return writeOBJFile(filepath.Join(o.out, fmt.Sprintf("frame_%06d.obj", i)), s.Mesh)
 		}
 		if err := writeFrame(0); err != nil {
@@ -216,6 +221,38 @@ func writeOBJFile(path string, m *sim.Mesh) error {
 	return nil
 }
 
+// writePLYFile writes m as PLY (sim.WritePLY) coloured like the viewer's
+// default: cool-warm over ±max(98th percentile of |H|, 0.5/m) of this
+// frame, the viewer's automatic range.
+func writePLYFile(path string, m *sim.Mesh) error {
+	h := make([]float64, len(m.Pos))
+	sim.MeanCurvature(m, h)
+	var abs []float64
+	for i, v := range h {
+		if m.VertAlive[i] && !math.IsNaN(v) {
+			abs = append(abs, math.Abs(v))
+		}
+	}
+	half := 0.0
+	if len(abs) > 0 {
+		sort.Float64s(abs)
+		half = abs[int(math.Round(0.98*float64(len(abs)-1)))]
+	}
+	half = math.Max(half, 0.5)
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing frame: %w", err)
+	}
+	if err := sim.WritePLY(f, m, func(h float64) [3]uint8 { return app.CurvatureColor(h, half) }); err != nil {
+		f.Close()
+		return fmt.Errorf("writing frame %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing frame %s: %w", path, err)
+	}
+	return nil
+}
+
 func writeJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -234,20 +271,24 @@ type progress interface {
 }
 
 // newProgress returns a redrawn bar when w is a terminal, periodic lines
-// (every 10 %) otherwise.
-func newProgress(w io.Writer) progress {
+// (every 10 %) otherwise, counting steps.
+func newProgress(w io.Writer) progress { return newProgressOf(w, "step") }
+
+// newProgressOf is newProgress counting unit ("step", "frame").
+func newProgressOf(w io.Writer, unit string) progress {
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return &barProgress{w: w, last: -1}
+			return &barProgress{w: w, last: -1, unit: unit}
 		}
 	}
-	return &lineProgress{w: w}
+	return &lineProgress{w: w, unit: unit}
 }
 
 // barProgress redraws one line with \r.
 type barProgress struct {
 	w    io.Writer
-	last int // last percentage drawn
+	last int    // last percentage drawn
+	unit string // what is counted, e.g. "step"
 }
 
 func (p *barProgress) update(done, total int) {
@@ -258,7 +299,7 @@ func (p *barProgress) update(done, total int) {
 	p.last = pct
 	const width = 40
 	n := width * done / max(total, 1)
-	fmt.Fprintf(p.w, "\r[%s%s] %3d%% step %d/%d", strings.Repeat("#", n), strings.Repeat(".", width-n), pct, done, total)
+	fmt.Fprintf(p.w, "\r[%s%s] %3d%% %s %d/%d", strings.Repeat("#", n), strings.Repeat(".", width-n), pct, p.unit, done, total)
 }
 
 func (p *barProgress) done() { fmt.Fprintln(p.w) }
@@ -266,7 +307,8 @@ func (p *barProgress) done() { fmt.Fprintln(p.w) }
 // lineProgress prints a line at every 10 %.
 type lineProgress struct {
 	w    io.Writer
-	last int // last decile printed
+	last int    // last decile printed
+	unit string // what is counted, e.g. "step"
 }
 
 func (p *lineProgress) update(done, total int) {
@@ -278,7 +320,7 @@ func (p *lineProgress) update(done, total int) {
 		return
 	}
 	p.last = dec
-	fmt.Fprintf(p.w, "step %d/%d (%d%%)\n", done, total, 100*done/max(total, 1))
+	fmt.Fprintf(p.w, "%s %d/%d (%d%%)\n", p.unit, done, total, 100*done/max(total, 1))
 }
 
 func (p *lineProgress) done() {}

@@ -30,6 +30,7 @@ const (
 // uiAction is what the user asked for in one frame.
 type uiAction struct {
 	togglePause, step, reset, fit, resetView bool
+	record, screenshot                       bool        // toggle recording (F9); save a screenshot (F12)
 	params                                   *sim.Params // new parameters, whole value
 	speed                                    *float64    // new real-time factor target
 	scene                                    string      // scene to load
@@ -38,6 +39,7 @@ type uiAction struct {
 // toggles are the display switches.
 type toggles struct {
 	wireframe, wireByGen, grid, pins, help bool
+	hideUIInVideo                          bool // recordings show the 3D view only, without panels
 	colorMap                               render.ColorMap
 }
 
@@ -64,11 +66,12 @@ type uiState struct {
 	histMs        []float32
 	lastHistSteps int
 	legendH       float32 // legend window height in the previous frame, for stacking Help above it
+	rec           recStatus
 }
 
 func newUIState(scale float32) *uiState {
 	u := &uiState{scale: scale, scenes: sim.SceneNames(assets.Scenes)}
-	u.toggles = toggles{grid: true, pins: true, help: true, wireByGen: true, colorMap: render.ColorMapCoolWarm}
+	u.toggles = toggles{grid: true, pins: true, help: true, wireByGen: true, hideUIInVideo: true, colorMap: render.ColorMapCoolWarm}
 	u.crange = colorRange{Auto: true, Min: -1, Max: 1}
 	return u
 }
@@ -84,6 +87,7 @@ func setupStyle(io imgui.IO, scale float32) {
 	b.AddExisting(io.Fonts().GlyphRangesDefault())
 	b.Add(0x0370, 0x03FF) // Greek: ν ρ α Δ
 	b.Add(0x2000, 0x22FF) // punctuation, sub/superscripts, arrows, math (·, −, ×, ≤)
+	b.Add(0x25CF, 0x25CF) // ● (recording indicator)
 	ranges := b.Build()   // must outlive the atlas build; kept for the process lifetime
 	io.Fonts().AddFontFromMemoryTTFV(assets.UIFont, 15*scale, imgui.DefaultFontConfig, ranges.GlyphRanges)
 	imgui.StyleColorsDark()
@@ -165,6 +169,7 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		u.materialPanel(&a)
 		u.solverPanel(&a)
 		u.displayPanel(&a)
+		u.recordPanel(&a)
 		u.adaptivityPanel()
 		imgui.PopItemWidth()
 	}
@@ -184,7 +189,66 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 	if s.Stats.Err != "" {
 		u.errorBanner(s, ds, &a)
 	}
+	if u.rec.active {
+		u.recIndicator(ds)
+	}
 	return a
+}
+
+// recordPanel holds the recording and screenshot controls.
+func (u *uiState) recordPanel(a *uiAction) {
+	if !imgui.CollapsingHeaderV("Record", imgui.TreeNodeFlagsDefaultOpen) {
+		return
+	}
+	r := &u.rec
+	label := "Record (F9)"
+	if r.active {
+		label = "Stop recording (F9)"
+	}
+	if imgui.Button(label) {
+		a.record = true
+	}
+	imgui.SameLine()
+	if imgui.Button("Screenshot (F12)") {
+		a.screenshot = true
+	}
+	imgui.Checkbox("hide panels in the video", &u.toggles.hideUIInVideo)
+	switch {
+	case r.active && r.kind == "ffmpeg":
+		textDisabled("encoding H.264 MP4 with ffmpeg")
+	case r.active:
+		textDisabled("writing a PNG sequence (no ffmpeg)")
+	case r.ffmpeg:
+		textDisabled("ffmpeg found: records H.264 MP4")
+	default:
+		textDisabled("ffmpeg not on PATH: records PNG frames")
+	}
+	textDisabled(fmt.Sprintf("window size, %g frames per simulated s", r.fps))
+}
+
+// recIndicator shows recording state, video time and frame count at the
+// top of the 3D view.
+func (u *uiState) recIndicator(ds [2]float32) {
+	sc := u.scale
+	x := u.leftWidth() + (ds[0]-u.sideWidth())/2
+	imgui.SetNextWindowPosV(imgui.Vec2{X: x, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{X: 0.5, Y: 0})
+	imgui.PushStyleColor(imgui.StyleColorWindowBg, imgui.Vec4{X: 0.35, Y: 0.05, Z: 0.05, W: 0.9})
+	flags := imgui.WindowFlagsNoMove | imgui.WindowFlagsNoResize | imgui.WindowFlagsNoCollapse | imgui.WindowFlagsAlwaysAutoResize | imgui.WindowFlagsNoTitleBar | imgui.WindowFlagsNoFocusOnAppearing
+	if imgui.BeginV("##recording", nil, flags) {
+		r := &u.rec
+		state := "REC"
+		if r.hold {
+			state = "REC (held: Space resumes)"
+		}
+		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.35, Z: 0.3, W: 1})
+		imgui.Text("● " + state)
+		imgui.PopStyleColor()
+		imgui.SameLine()
+		imgui.Textf("%02d:%04.1f video  %d frames  %.0f s elapsed", int(r.video)/60, math.Mod(r.video, 60), r.frames, r.wall)
+		textDisabled(r.path)
+	}
+	imgui.End()
+	imgui.PopStyleColor()
 }
 
 // messageLine shows the last event (red for errors) with a dismiss
@@ -458,6 +522,7 @@ var helpLines = [][2]string{
 	{"W / G / P", "wire / grid / pins"},
 	{"C", "cycle colour map"},
 	{"F", "fit view"},
+	{"F9 / F12", "record / screenshot"},
 	{"H", "hide this help"},
 }
 

@@ -43,6 +43,9 @@ type Options struct {
 	MaxFPS     int    // frame rate cap; 0 means 60
 	MSAA       int    // multisample count; 0 means 4, negative means none (software GL renders about twice as fast without)
 
+	RecordDir string  // where F9 recordings and F12 screenshots go; "" means the working directory
+	RecordFPS float64 // recording rate, frames per simulated second; 0 means 30
+
 	Stderr io.Writer // GL errors and warnings; nil means os.Stderr
 }
 
@@ -127,6 +130,8 @@ type viewer struct {
 	pins  []render.Pin
 	epoch uint64 // epoch the camera was last fitted for
 
+	rec         *liveRecorder
+	shot        bool // save a screenshot after this frame (F12)
 	uploadedSeq uint64
 	frames      int
 	glErrors    int
@@ -135,7 +140,7 @@ type viewer struct {
 }
 
 func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
-	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), draw: render.DefaultDrawOptions()}
+	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), draw: render.DefaultDrawOptions(), rec: newLiveRecorder(o.RecordDir, o.RecordFPS)}
 	v.imctx = imgui.CreateContext(nil)
 	v.io = imgui.CurrentIO()
 	v.io.SetIniFilename("")
@@ -219,6 +224,7 @@ func (v *viewer) run(sig <-chan os.Signal) error {
 			time.Sleep(time.Duration(rest * float64(time.Second)))
 		}
 	}
+	v.stopRecording("")
 	if v.o.State != "" {
 		if err := writeState(v.o.State, v.state()); err != nil {
 			errs = append(errs, err)
@@ -246,6 +252,11 @@ func (v *viewer) frame(screenshot bool) error {
 	v.lastFrame = now
 
 	v.snap = v.loop.Snapshots().Acquire()
+	if v.rec.active {
+		if why := v.rec.advance(v); why != "" {
+			v.stopRecording(why)
+		}
+	}
 	snap := v.snap
 	for _, e := range v.loop.Events() {
 		v.ui.event(e)
@@ -268,6 +279,10 @@ func (v *viewer) frame(screenshot bool) error {
 		v.win.SetTitle("drape — " + snap.Scene)
 	}
 
+	if v.rec.active && (evenDown(int(fs[0])) != v.rec.w || evenDown(int(fs[1])) != v.rec.h) {
+		v.stopRecording("recording stopped: the window was resized")
+	}
+	v.ui.rec = v.rec.status()
 	v.win.NewFrame(now)
 	imgui.NewFrame()
 	act := v.ui.panels(snap, v.fps, ds, v.in)
@@ -279,10 +294,25 @@ func (v *viewer) frame(screenshot bool) error {
 	if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
 		v.cloth.Draw(v.drawOptions(snap))
 	}
+	if v.rec.active && v.ui.toggles.hideUIInVideo {
+		v.captureFrame(snap)
+	}
 	v.gui.Render(ds, fs, imgui.RenderedDrawData())
+	if v.rec.active && !v.ui.toggles.hideUIInVideo {
+		v.captureFrame(snap)
+	}
 	if err := render.CheckGLError(); err != nil {
 		v.glErrors++
 		fmt.Fprintf(v.o.Stderr, "drape view: frame %d: %v\n", v.frames, err)
+	}
+	if v.shot {
+		v.shot = false
+		path := outputPath(v.rec.dir, snap.Scene, ".png", time.Now())
+		if err := render.Screenshot(path, int(fs[0]), int(fs[1])); err != nil {
+			v.report(err)
+		} else {
+			v.notice("saved screenshot " + path)
+		}
 	}
 	if screenshot && v.o.Screenshot != "" {
 		if err := render.Screenshot(v.o.Screenshot, int(fs[0]), int(fs[1])); err != nil {
@@ -391,18 +421,85 @@ func (v *viewer) key(k, mods int) {
 		v.fitCamera(snap, false)
 	case keyH:
 		t.help = !t.help
+	case keyF9:
+		v.act(uiAction{record: true}, snap)
+	case keyF12:
+		v.act(uiAction{screenshot: true}, snap)
 	}
+}
+
+// captureFrame hands the frame just drawn to the recorder; a failure
+// stops the recording and is reported, and the viewer goes on.
+func (v *viewer) captureFrame(snap *Snapshot) {
+	if err := v.rec.capture(snap); err != nil {
+		v.report(err)
+		v.stopRecording("")
+	}
+}
+
+// toggleRecording starts or stops a recording of the window.
+func (v *viewer) toggleRecording() {
+	if v.rec.active {
+		v.stopRecording("")
+		return
+	}
+	fs := v.win.FramebufferSize()
+	msg, err := v.rec.start(v, int(fs[0]), int(fs[1]))
+	if err != nil {
+		v.report(err)
+		return
+	}
+	v.notice(msg)
+}
+
+// stopRecording ends a running recording, if any, and reports why (when
+// why is not "") and what was written.
+func (v *viewer) stopRecording(why string) {
+	if !v.rec.active {
+		return
+	}
+	msg, err := v.rec.stop(v)
+	if why != "" {
+		msg = why + "; " + msg
+	}
+	v.notice(msg)
+	if err != nil {
+		v.report(err)
+	}
+}
+
+// notice shows an informational message in the UI and on stderr.
+func (v *viewer) notice(msg string) {
+	v.ui.event(Event{Info: msg})
+	fmt.Fprintf(v.o.Stderr, "drape view: %s\n", msg)
+}
+
+// report shows an error in the UI and on stderr.
+func (v *viewer) report(err error) {
+	v.ui.event(Event{Err: err})
+	fmt.Fprintf(v.o.Stderr, "drape view: %v\n", err)
 }
 
 // act sends the commands for the UI's requests.
 func (v *viewer) act(a uiAction, snap *Snapshot) {
 	l := v.loop
-	if a.togglePause {
+	// While recording, the recorder steps the simulation: pause holds the
+	// recording and single steps are ignored.
+	switch {
+	case a.togglePause && v.rec.active:
+		v.rec.hold = !v.rec.hold
+	case a.togglePause:
 		l.Send(Command{Kind: CmdSetPaused, Paused: !snap.Stats.Paused})
 	}
-	if a.step {
+	if a.step && !v.rec.active {
 		l.Send(Command{Kind: CmdSetPaused, Paused: true})
 		l.Send(Command{Kind: CmdStep})
+	}
+	if a.record {
+		v.toggleRecording()
+	}
+	if a.screenshot {
+		v.shot = true
 	}
 	if a.reset {
 		l.Send(Command{Kind: CmdReset})

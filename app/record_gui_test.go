@@ -1,0 +1,273 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runDrape runs the drape binary with args and env additions, and returns
+// stdout and stderr; it fails the test on a non-zero exit.
+func runDrape(t *testing.T, env []string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(viewerBinary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("drape %s: %v\n%s", strings.Join(args, " "), err, e.String())
+	}
+	return o.String(), e.String()
+}
+
+// TestGUIRecordVideo records 2 s of hanging at 30 fps with drape record
+// in a hidden window and checks with ffprobe that the MP4 has 60 frames
+// of 320×240.
+func TestGUIRecordVideo(t *testing.T) {
+	needDisplay(t)
+	needFFmpeg(t)
+	out := filepath.Join(outDir(t), "record_hanging.mp4")
+	stdout, _ := runDrape(t, nil, "record", "--scene", "hanging", "--seconds", "2", "--fps", "30", "--size", "320x240", "--out", out)
+	if !strings.Contains(stdout, "frame 60/60 (100%)") || !strings.Contains(stdout, "60 frames (ffmpeg)") {
+		t.Errorf("stdout got=%q, want progress and a summary", stdout)
+	}
+	if n, w, h := probe(t, out); n != 60 || w != 320 || h != 240 {
+		t.Errorf("video got %d frames %dx%d, want 60 320x240", n, w, h)
+	}
+}
+
+// TestGUIRecordPNGFallback hides ffmpeg (an empty PATH): drape record
+// --out clip.mp4 writes clip/frame_*.png instead and says so. A second
+// recording into a directory gives byte-identical frames: the video does
+// not depend on timing.
+func TestGUIRecordPNGFallback(t *testing.T) {
+	needDisplay(t)
+	dir := outDir(t)
+	out := filepath.Join(dir, "fallback.mp4")
+	frames := filepath.Join(dir, "fallback")
+	os.RemoveAll(frames)
+	noFFmpeg := []string{"PATH=" + t.TempDir()}
+	_, stderr := runDrape(t, noFFmpeg, "record", "--scene", "hanging", "--seconds", "0.5", "--fps", "30", "--size", "160x120", "--out", out)
+	if !strings.Contains(stderr, "ffmpeg not found on PATH: writing a PNG sequence to "+frames) {
+		t.Errorf("stderr got=%q, want the PNG fallback notice", stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s exists without ffmpeg", out)
+	}
+	names, _ := filepath.Glob(filepath.Join(frames, "frame_*.png"))
+	if len(names) != 15 {
+		t.Fatalf("got %d PNG frames, want 15", len(names))
+	}
+	f, err := os.Open(names[14])
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 160 || b.Dy() != 120 {
+		t.Errorf("frame size got=%v, want 160x120", b.Size())
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	runDrape(t, nil, "record", "--scene", "hanging", "--seconds", "0.5", "--fps", "30", "--size", "160x120", "--out", again)
+	for _, i := range []int{0, 7, 14} {
+		name := fmt.Sprintf("frame_%06d.png", i)
+		a, err1 := os.ReadFile(filepath.Join(frames, name))
+		b, err2 := os.ReadFile(filepath.Join(again, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two recordings (%v, %v)", name, err1, err2)
+		}
+	}
+}
+
+// TestGUIRecordLive records in the viewer with F9, saves a screenshot with
+// F12, and checks the files and the messages; then, with an unwritable
+// directory, checks that F9 reports the error and the viewer runs on.
+func TestGUIRecordLive(t *testing.T) {
+	needDisplay(t)
+	needFFmpeg(t)
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Skip("xdotool not installed (make deps installs it)")
+	}
+	dir := outDir(t)
+	recDir := filepath.Join(dir, "live")
+	os.RemoveAll(recDir)
+	state := filepath.Join(dir, "record_live.json")
+	v := startViewer(t, state, "--record-dir", recDir, "--width", "480", "--height", "360", "--msaa", "0")
+	v.poll("the first state", func(s State) bool { return s.Frames >= 3 })
+	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	xdotool(t, "key", "--window", win, "F9")
+	v.poll("recording to start", func(s State) bool { return hasMessage(s, "recording 480x360 at 30 fps") })
+	time.Sleep(2 * time.Second)
+	xdotool(t, "key", "--window", win, "F9")
+	st := v.poll("recording to stop", func(s State) bool { return hasMessage(s, "recorded ") })
+	xdotool(t, "key", "--window", win, "F12")
+	st = v.poll("the screenshot", func(s State) bool { return hasMessage(s, "saved screenshot") })
+	v.stop()
+
+	var frames int
+	var video, shot string
+	for _, m := range st.Messages {
+		fmt.Sscanf(m, "recorded %d frames", &frames)
+		if i := strings.Index(m, " to "); strings.HasPrefix(m, "recorded ") && i >= 0 {
+			video = m[i+4:]
+		}
+		shot = strings.TrimPrefix(m, "saved screenshot ")
+	}
+	if frames < 3 || filepath.Ext(video) != ".mp4" {
+		t.Fatalf("messages %q: want a recording of at least 3 frames to an MP4", st.Messages)
+	}
+	if n, w, h := probe(t, video); n != frames || w != 480 || h != 360 {
+		t.Errorf("video got %d frames %dx%d, want %d 480x360", n, w, h, frames)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil || img.Bounds().Dx() != 480 {
+		t.Errorf("screenshot %s: %v, size %v, want 480 wide", shot, err, img.Bounds())
+	}
+	// While recording the recorder stepped the simulation: it went on.
+	if !st.Finite || st.Steps < 7*frames/2 || st.Paused {
+		t.Errorf("state got finite=%v steps=%d paused=%v, want finite, ≥ %d steps, running", st.Finite, st.Steps, st.Paused, 7*frames/2)
+	}
+
+	// An unwritable recording directory (a path under a regular file).
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	state2 := filepath.Join(dir, "record_fail.json")
+	v = startViewer(t, state2, "--record-dir", filepath.Join(file, "sub"), "--width", "320", "--height", "240", "--msaa", "0")
+	v.poll("the first state", func(s State) bool { return s.Frames >= 3 })
+	win = strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	xdotool(t, "key", "--window", win, "F9")
+	st = v.poll("the error", func(s State) bool { return hasMessage(s, "not a directory") })
+	n := st.Frames
+	v.poll("more frames", func(s State) bool { return s.Frames > n+5 })
+	if errOut := v.stop(); !strings.Contains(errOut, "drape view: recording: ") {
+		t.Errorf("stderr got=%q, want the recording error", errOut)
+	}
+}
+
+// TestGUIRecordFFmpegFails puts a fake ffmpeg on PATH that takes a few
+// frames and exits as on a full disk: the viewer reports ffmpeg's message
+// in the UI and on stderr, stops recording, resumes the simulation and
+// keeps running.
+func TestGUIRecordFFmpegFails(t *testing.T) {
+	needDisplay(t)
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Skip("xdotool not installed (make deps installs it)")
+	}
+	bin := t.TempDir()
+	fake := "#!/bin/sh\nhead -c 1000000 >/dev/null\necho 'av_interleaved_write_frame(): No space left on device' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "ffmpeg"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH")) // the fake shadows a real ffmpeg
+	state := filepath.Join(outDir(t), "record_ffmpeg_fails.json")
+	v := startViewer(t, state, "--record-dir", t.TempDir(), "--width", "320", "--height", "240", "--msaa", "0")
+	v.poll("the first state", func(s State) bool { return s.Frames >= 3 })
+	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	xdotool(t, "key", "--window", win, "F9")
+	st := v.poll("the failure", func(s State) bool { return hasMessage(s, "recording failed after") })
+	if !hasMessage(st, "ffmpeg: av_interleaved_write_frame(): No space left on device") {
+		t.Errorf("messages got=%q, want ffmpeg's message", st.Messages)
+	}
+	n, steps := st.Frames, st.Steps
+	st = v.poll("the viewer and simulation to go on", func(s State) bool { return s.Frames > n+5 && s.Steps > steps+5 })
+	if st.Paused {
+		t.Errorf("simulation paused after the failed recording, want it running")
+	}
+	if errOut := v.stop(); !strings.Contains(errOut, "No space left on device") {
+		t.Errorf("stderr got=%q, want ffmpeg's message", errOut)
+	}
+}
+
+func hasMessage(s State, sub string) bool {
+	for _, m := range s.Messages {
+		if strings.Contains(m, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// liveViewer is a running drape view process writing --state.
+type liveViewer struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	state  string
+	stderr *bytes.Buffer
+	exited chan struct{}
+	err    error // set before exited is closed
+}
+
+// startViewer starts drape view on hanging with --state every 3 frames
+// and extra args; it is killed at the end of the test if still running.
+func startViewer(t *testing.T, state string, args ...string) *liveViewer {
+	t.Helper()
+	os.Remove(state)
+	v := &liveViewer{t: t, state: state, stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	v.cmd = exec.Command(viewerBinary(t), append([]string{"view", "--scene", "hanging", "--state", state, "--state-every", "3"}, args...)...)
+	v.cmd.Stderr = v.stderr
+	if err := v.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { v.err = v.cmd.Wait(); close(v.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-v.exited:
+		default:
+			v.cmd.Process.Kill()
+			<-v.exited
+		}
+	})
+	return v
+}
+
+// poll waits until the state satisfies ok.
+func (v *liveViewer) poll(what string, ok func(State) bool) State {
+	v.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-v.exited:
+			v.t.Fatalf("viewer exited while waiting for %s: %v\n%s", what, v.err, v.stderr.String())
+		default:
+		}
+		if st, err := readState(v.state); err == nil && ok(st) {
+			return st
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	v.t.Fatalf("timed out waiting for %s\n%s", what, v.stderr.String())
+	return State{}
+}
+
+// stop sends SIGTERM, checks the clean exit and returns stderr.
+func (v *liveViewer) stop() string {
+	v.t.Helper()
+	v.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-v.exited:
+	case <-time.After(30 * time.Second):
+		v.t.Fatalf("viewer did not exit after SIGTERM")
+	}
+	if v.err != nil {
+		v.t.Errorf("viewer exit: %v\n%s", v.err, v.stderr.String())
+	}
+	if strings.Contains(v.stderr.String(), "GL error") {
+		v.t.Errorf("OpenGL errors: %s", v.stderr.String())
+	}
+	return v.stderr.String()
+}

@@ -1,0 +1,190 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"drape/assets"
+	"drape/render"
+
+	"github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// RecordOptions configures Record (the flags of drape record).
+type RecordOptions struct {
+	Scene   string  // built-in scene name or scene file
+	Seconds float64 // simulated time to record, s, > 0
+	Out     string  // video file (.mp4, .mov, .mkv) or PNG frame directory
+	Width   int     // frame width, pixels (rounded down to even for video)
+	Height  int     // frame height, pixels
+	FPS     float64 // frames per simulated second, > 0
+	MSAA    int     // multisample count; 0 means 4, negative means none
+
+	// Progress, if not nil, is called after each frame with the frames
+	// done and the total.
+	Progress func(done, total int)
+	Stderr   io.Writer // notices (the PNG fallback); nil means os.Stderr
+}
+
+// RecordResult says what Record wrote.
+type RecordResult struct {
+	Frames int    // frames written
+	Kind   string // "ffmpeg" or "png"
+	Path   string // the video file or the frame directory
+}
+
+// Record renders Seconds of the scene offscreen, in a hidden window, into
+// Out: ⌊Seconds·FPS + ½⌋ frames, frame k showing the simulation at the
+// first step whose time reaches k/FPS. The simulation is stepped
+// synchronously between frames on this thread, so the video depends only
+// on the scene and the options, not on the machine's speed. It must be
+// called on the main OS thread; it returns render.ErrNoDisplay (wrapped)
+// without an X display (Xvfb will do). On a failure the frames written so
+// far stay on disk (the MP4 is finalised).
+func Record(o RecordOptions) (res RecordResult, err error) {
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	switch {
+	case !(o.Seconds > 0) || math.IsInf(o.Seconds, 0):
+		return res, fmt.Errorf("recording: seconds must be positive and finite, got %v", o.Seconds)
+	case !(o.FPS > 0) || math.IsInf(o.FPS, 0):
+		return res, fmt.Errorf("recording: fps must be positive and finite, got %v", o.FPS)
+	case o.Width < 2 || o.Height < 2:
+		return res, fmt.Errorf("recording: size %dx%d must be at least 2x2", o.Width, o.Height)
+	}
+	w, h := evenDown(o.Width), evenDown(o.Height)
+	total := max(1, int(math.Floor(o.Seconds*o.FPS+0.5)))
+	loop, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Paused: true})
+	if err != nil {
+		return res, err
+	}
+	win, err := render.NewWindow(render.WindowOptions{Title: "drape record", Width: w, Height: h, Visible: false, Samples: o.MSAA})
+	if err != nil {
+		return res, err
+	}
+	defer win.Delete()
+	if fs := win.FramebufferSize(); int(fs[0]) < w || int(fs[1]) < h {
+		return res, fmt.Errorf("recording: the hidden window's framebuffer is %vx%v, smaller than %dx%d", fs[0], fs[1], w, h)
+	}
+	cloth, err := render.NewClothRenderer()
+	if err != nil {
+		return res, err
+	}
+	defer cloth.Delete()
+	rb, err := render.NewAsyncReadback(w, h)
+	if err != nil {
+		return res, err
+	}
+	defer rb.Delete()
+	sink, note, err := newSink(o.Out, w, h, o.FPS)
+	if err != nil {
+		return res, err
+	}
+	if note != "" {
+		fmt.Fprintf(o.Stderr, "drape record: %s\n", note)
+	}
+	res.Kind, res.Path = sink.Kind(), sink.Path()
+	defer func() {
+		if cerr := sink.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+
+	snap := loop.Snapshots().Acquire()
+	cam := render.NewCamera(float32(w), float32(h))
+	fitInitial(&cam, snap)
+	cr := colorRange{Auto: true}
+	pix := make([]byte, rb.FrameSize())
+	t0 := snap.Stats.Time
+	emit := func(got bool) error {
+		if !got {
+			return nil
+		}
+		if err := sink.WriteFrame(pix); err != nil {
+			return err
+		}
+		res.Frames++
+		if o.Progress != nil {
+			o.Progress(res.Frames, total)
+		}
+		return nil
+	}
+	for k := 0; k < total; k++ {
+		for n := stepsUntil(snap.Stats.Time, t0+float64(k)/o.FPS, snap.Stats.Dt); n > 0; n-- {
+			loop.step()
+			snap = loop.Snapshots().Acquire()
+			if snap.Stats.Err != "" {
+				return res, fmt.Errorf("recording %s: %s", snap.Scene, snap.Stats.Err)
+			}
+		}
+		cr.update(snap.Stats.CurvAbsP98, k == 0)
+		if err := cloth.Upload(render.Mesh{Pos: snap.Pos, Normal: snap.Normal, Scalar: snap.Curv, Tris: snap.Tris, FaceGen: snap.FaceGen}); err != nil {
+			return res, err
+		}
+		gl.Viewport(0, 0, int32(w), int32(h))
+		drawScene(cloth, &cam, snap, cr)
+		got, err := rb.Capture(pix)
+		if err != nil {
+			return res, err
+		}
+		if err := emit(got); err != nil {
+			return res, err
+		}
+		win.SwapBuffers()
+		win.PollEvents()
+	}
+	got, err := rb.Flush(pix)
+	if err != nil {
+		return res, err
+	}
+	if err := emit(got); err != nil {
+		return res, err
+	}
+	if err := render.CheckGLError(); err != nil {
+		return res, fmt.Errorf("recording: %w", err)
+	}
+	return res, nil
+}
+
+// fitInitial frames the cloth of snap from the viewer's initial
+// three-quarter view (viewer.fitCamera without the panels).
+func fitInitial(cam *render.Camera, snap *Snapshot) {
+	lo, hi := mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi)
+	if snap.NumVerts() == 0 || lo[0] > hi[0] {
+		return
+	}
+	cam.Yaw, cam.Pitch = 0.55, 0.32
+	ext := max(hi[0]-lo[0], hi[2]-lo[2])
+	if hi[1]-lo[1] < 0.1*ext {
+		lo[1] = min(lo[1], hi[1]-ext)
+	}
+	cam.Fit(lo, hi)
+}
+
+// drawScene draws the background and the cloth of snap as the viewer does
+// by default (cool-warm curvature, grid, pins), without any UI.
+func drawScene(cloth *render.ClothRenderer, cam *render.Camera, snap *Snapshot, cr colorRange) {
+	cloth.DrawBackground(mgl32.Vec3{0.16, 0.17, 0.20}, mgl32.Vec3{0.05, 0.05, 0.06})
+	if snap.Seq == 0 {
+		return
+	}
+	d := render.DefaultDrawOptions()
+	d.View, d.Projection = cam.View(), cam.Projection()
+	eye := cam.Eye().Sub(cam.Target).Normalize()
+	right := eye.Cross(mgl32.Vec3{0, 1, 0}).Normalize()
+	d.LightDir = eye.Add(mgl32.Vec3{0, 0.9, 0}).Add(right.Mul(0.35))
+	d.ColorMap = render.ColorMapCoolWarm
+	d.RangeMin, d.RangeMax = cr.Min, cr.Max
+	d.WireframeByGen = true
+	d.Grid, d.ShowPins = true, true
+	d.GridSpacing, d.GridExtent = 0.1, 3
+	d.PinSize = 13
+	for _, p := range snap.Pins {
+		d.Pins = append(d.Pins, render.Pin{Pos: p.Pos, State: render.PinIdle})
+	}
+	cloth.Draw(d)
+}
