@@ -372,12 +372,10 @@ func (s *Sim) Step() (StepStats, error) {
 			}
 			v := m.Vel[i].Add(s.dv[i])
 			sp := v.Dot(v)
-			if math.IsNaN(sp) || sp > worst {
-				worst = sp
-				if math.IsNaN(sp) {
-					worst = math.Inf(1)
-				}
+			if math.IsNaN(sp) {
+				sp = math.Inf(1)
 			}
+			worst = math.Max(worst, sp)
 		}
 		s.dots[k][0] = worst
 	})
