@@ -10,7 +10,7 @@
 //	drape bench [--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]
 //	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
-//	             [--record-dir DIR] [--record-fps F]
+//	             [--record-dir DIR] [--record-fps F] [--record-size WxH]
 //	drape help
 //
 // Plain "drape" opens the viewer (app.Run) on the default scene.
@@ -273,6 +273,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.StateEvery, "state-every", 0, "with --state, also write it every `K` frames")
 	fs.StringVar(&o.RecordDir, "record-dir", "", "save F9 recordings and F12 screenshots in `DIR` (default: the working directory)")
 	fs.Float64Var(&o.RecordFPS, "record-fps", 30, "F9 recordings take `F` frames per simulated second")
+	recSize := fs.String("record-size", "", "F9 recordings are `WxH` pixels, drawn offscreen without the panels (default: the window's size; the Record panel changes it)")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -287,6 +288,11 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--speed must be non-negative, got %v", o.Speed))
 	case !(o.RecordFPS > 0) || o.RecordFPS > 1000:
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--record-fps must be in (0, 1000], got %v", o.RecordFPS))
+	}
+	if *recSize != "" {
+		if _, err := fmt.Sscanf(*recSize, "%dx%d", &o.RecordWidth, &o.RecordHeight); err != nil || o.RecordWidth < 2 || o.RecordHeight < 2 || *recSize != fmt.Sprintf("%dx%d", o.RecordWidth, o.RecordHeight) {
+			return fail(stderr, "view", exitUsage, fmt.Errorf("--record-size must be WxH with W, H ≥ 2, got %q", *recSize))
+		}
 	}
 	o.MSAA = *msaa
 	if *msaa == 0 {

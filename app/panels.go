@@ -34,6 +34,8 @@ type uiAction struct {
 	params                                   *sim.Params // new parameters, whole value
 	speed                                    *float64    // new real-time factor target
 	scene                                    string      // scene to load
+
+	adapt *sim.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
 }
 
 // toggles are the display switches.
@@ -67,6 +69,7 @@ type uiState struct {
 	lastHistSteps int
 	legendH       float32 // legend window height in the previous frame, for stacking Help above it
 	rec           recStatus
+	adapt         adaptUI // the Adaptivity panel's edited settings
 }
 
 func newUIState(scale float32) *uiState {
@@ -170,7 +173,7 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		u.solverPanel(&a)
 		u.displayPanel(&a)
 		u.recordPanel(&a)
-		u.adaptivityPanel()
+		u.adaptivityPanel(s, &a)
 		imgui.PopItemWidth()
 	}
 	imgui.End()
@@ -212,7 +215,15 @@ func (u *uiState) recordPanel(a *uiAction) {
 	if imgui.Button("Screenshot (F12)") {
 		a.screenshot = true
 	}
-	imgui.Checkbox("hide panels in the video", &u.toggles.hideUIInVideo)
+	u.recSizeCombo()
+	atWindow := true
+	if r.size != nil {
+		w, _ := r.size.frameSize()
+		atWindow = w == 0
+	}
+	if atWindow {
+		imgui.Checkbox("hide panels in the video", &u.toggles.hideUIInVideo)
+	}
 	switch {
 	case r.active && r.kind == "ffmpeg":
 		textDisabled("encoding H.264 MP4 with ffmpeg")
@@ -223,7 +234,47 @@ func (u *uiState) recordPanel(a *uiAction) {
 	default:
 		textDisabled("ffmpeg not on PATH: records PNG frames")
 	}
-	textDisabled(fmt.Sprintf("window size, %g frames per simulated s", r.fps))
+	switch {
+	case r.active:
+		textDisabled(fmt.Sprintf("%dx%d, %g frames per simulated s", r.w, r.h, r.fps))
+	case atWindow:
+		textDisabled(fmt.Sprintf("window size, %g frames per simulated s", r.fps))
+	default:
+		textDisabled(fmt.Sprintf("3D view only (panels: window size), %g frames per simulated s", r.fps))
+	}
+}
+
+// recSizeCombo chooses the recording size: a preset or a custom W×H,
+// rounded down to even. While recording it only shows the size.
+func (u *uiState) recSizeCombo() {
+	s := u.rec.size
+	if s == nil || u.rec.active {
+		return
+	}
+	preview := recPresets[s.preset].name
+	if w, h := s.frameSize(); recPresets[s.preset].w < 0 {
+		preview = fmt.Sprintf("custom %dx%d", w, h)
+	}
+	imgui.SetNextItemWidth(160 * u.scale)
+	if imgui.BeginCombo("video size", preview) {
+		for i, p := range recPresets {
+			if imgui.SelectableV(p.name, i == s.preset, 0, imgui.Vec2{}) {
+				s.preset = i
+			}
+		}
+		imgui.EndCombo()
+	}
+	if recPresets[s.preset].w < 0 {
+		for i, label := range []string{"width##rec", "height##rec"} {
+			imgui.SetNextItemWidth(110 * u.scale)
+			if imgui.InputIntV(label, &s.custom[i], 2, 100, 0) {
+				s.custom[i] = int32(min(max(int(s.custom[i]), 2), maxRecSide))
+			}
+			if i == 0 {
+				imgui.SameLine()
+			}
+		}
+	}
 }
 
 // recIndicator shows recording state, video time and frame count at the
@@ -401,16 +452,84 @@ func (u *uiState) displayPanel(a *uiAction) {
 	}
 }
 
-// adaptivityPanel reserves the place of the adaptivity controls (l_base,
-// l_gmax, coarsening fraction, g_max), which arrive with the adaptivity
-// issue.
-func (u *uiState) adaptivityPanel() {
-	if !imgui.CollapsingHeader("Adaptivity") {
+// adaptUI is the Adaptivity panel's state: its edited copy of the
+// settings and how many CmdSetAdapt it has sent.
+type adaptUI struct {
+	edit sim.AdaptParams // the controls' copy; re-synced from snapshots once every sent edit is answered
+	sent uint64          // edits sent; compared with Snapshot.AdaptSeq
+}
+
+// shownAdapt returns the settings the panel shows for the settings in
+// force p: p itself, or DefaultAdaptParams switched off when the scene has
+// none (the zero value, which does not validate), so that ticking the box
+// starts from the tuned defaults.
+func shownAdapt(p sim.AdaptParams) sim.AdaptParams {
+	if p == (sim.AdaptParams{}) {
+		p = sim.DefaultAdaptParams()
+		p.Enabled = false
+	}
+	return p
+}
+
+// adaptivityPanel edits the adaptive remeshing settings (Bender & Deul
+// §5): l_base, l_gmax, the coarsening fraction c, g_max, the adaptation
+// interval and the triangle cap. Every change sends the whole value
+// (a.adapt); the simulation validates it between steps and either applies
+// it or keeps the running settings and publishes the error
+// (Snapshot.AdaptErr), which is shown here with the rejected edit until the
+// user fixes or reverts it. Once every sent edit is answered without an
+// error the controls re-sync from the snapshot, so a scene load shows the
+// scene's settings. The section opens by default when the running scene
+// adapts.
+func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
+	ad := &u.adapt
+	inForce := shownAdapt(s.Adapt)
+	if s.AdaptSeq >= ad.sent && s.AdaptErr == "" && !imgui.IsAnyItemActive() {
+		ad.edit = inForce
+	}
+	var flags imgui.TreeNodeFlags
+	if s.Adapt.Enabled {
+		flags = imgui.TreeNodeFlagsDefaultOpen
+	}
+	if !imgui.CollapsingHeaderV("Adaptivity", flags) {
 		return
 	}
-	textDisabled("Curvature limits l_base, l_gmax, coarsening")
-	textDisabled("fraction and g_max arrive with adaptive")
-	textDisabled("remeshing.")
+	p := ad.edit
+	ch := imgui.Checkbox("adaptive √3 remeshing", &p.Enabled)
+	ch = sliderF64("l_base (1/m)", &p.Base, 0.1, 100, "%.2f", true) || ch
+	ch = sliderF64("l_gmax (1/m), ≥ l_base", &p.Max, 0.1, 1000, "%.1f", true) || ch
+	ch = sliderF64("c coarsen fraction", &p.CoarsenFrac, 0.01, 0.99, "%.2f", false) || ch
+	g := int32(p.GMax)
+	if imgui.SliderIntV("g_max generation", &g, 0, sim.MaxGeneration, "%d", imgui.SliderFlagsAlwaysClamp) {
+		p.GMax, ch = int(g), true
+	}
+	// √3 refinement triples the face count every two generations.
+	textDisabled(fmt.Sprintf("  up to ×%.3g triangles where refined", math.Pow(3, float64(p.GMax)/2)))
+	iv := int32(p.Interval)
+	if imgui.SliderIntV("interval (steps)", &iv, 1, 1000, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
+		p.Interval, ch = int(iv), true
+	}
+	mt := int32(p.MaxTris)
+	if imgui.SliderIntV("triangle cap", &mt, 100, sim.MaxAdaptTriangles, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
+		p.MaxTris, ch = int(mt), true
+	}
+	if ch {
+		ad.edit, ad.sent = p, ad.sent+1
+		a.adapt = &p
+	}
+	if s.AdaptErr != "" && ad.edit != inForce {
+		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.45, Z: 0.40, W: 1})
+		imgui.PushTextWrapPosV(0)
+		imgui.Text(s.AdaptErr + "; the settings in force are kept.")
+		imgui.PopTextWrapPos()
+		imgui.PopStyleColor()
+		if imgui.Button("Revert to the settings in force") {
+			ad.edit = inForce
+		}
+	}
+	la := s.Stats.LastAdapt
+	imgui.Textf("last adaptation: %d refined, %d coarsened", la.Refined, la.Coarsened)
+	imgui.Textf("  %.1f ms;  %d triangles", float64(la.Duration)/float64(time.Millisecond), s.Stats.Triangles)
 }
 
 func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {

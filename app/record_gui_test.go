@@ -159,6 +159,82 @@ func TestGUIRecordLive(t *testing.T) {
 	}
 }
 
+// TestGUIRecordLiveSize records in an 800×600 viewer at --record-size
+// 640x360, drawn offscreen with 4× MSAA: ffprobe must report 640×360, and
+// a frame taken from the middle of the video must show the cloth (lit,
+// coloured pixels that the dark background gradient never has).
+func TestGUIRecordLiveSize(t *testing.T) {
+	needDisplay(t)
+	needFFmpeg(t)
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Skip("xdotool not installed (make deps installs it)")
+	}
+	dir := outDir(t)
+	recDir := filepath.Join(dir, "live_size")
+	os.RemoveAll(recDir)
+	state := filepath.Join(dir, "record_live_size.json")
+	v := startViewer(t, state, "--record-dir", recDir, "--width", "800", "--height", "600", "--msaa", "4", "--record-size", "640x360")
+	v.poll("the first state", func(s State) bool { return s.Frames >= 3 })
+	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	xdotool(t, "key", "--window", win, "F9")
+	st := v.poll("recording to start", func(s State) bool { return hasMessage(s, "recording 640x360 at 30 fps") })
+	// The recorder steps the simulation (dt 5 ms, 30 fps: about 7 steps a
+	// frame): wait for some 10 frames' worth however slow the machine.
+	steps := st.Steps
+	v.poll("recorded steps", func(s State) bool { return s.Steps >= steps+70 })
+	xdotool(t, "key", "--window", win, "F9")
+	st = v.poll("recording to stop", func(s State) bool { return hasMessage(s, "recorded ") })
+	v.stop()
+
+	var frames int
+	var video string
+	for _, m := range st.Messages {
+		fmt.Sscanf(m, "recorded %d frames", &frames)
+		if i := strings.Index(m, " to "); strings.HasPrefix(m, "recorded ") && i >= 0 {
+			video = m[i+4:]
+		}
+	}
+	if frames < 3 || filepath.Ext(video) != ".mp4" {
+		t.Fatalf("messages %q: want a recording of at least 3 frames to an MP4", st.Messages)
+	}
+	if n, w, h := probe(t, video); n != frames || w != 640 || h != 360 {
+		t.Errorf("video got %d frames %dx%d, want %d 640x360", n, w, h, frames)
+	}
+	frame := filepath.Join(dir, "record_live_size_frame.png")
+	os.Remove(frame)
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-y", "-i", video, "-vf", fmt.Sprintf("select=eq(n\\,%d)", frames/2), "-frames:v", "1", frame).CombinedOutput(); err != nil {
+		t.Fatalf("extracting frame %d: %v\n%s", frames/2, err, out)
+	}
+	f, err := os.Open(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 640 || b.Dy() != 360 {
+		t.Fatalf("frame size got=%v, want 640x360", b.Size())
+	}
+	// The background is a gradient from (0.16, 0.17, 0.20) down to
+	// (0.05, 0.05, 0.06): no channel above 0.2·255 = 51. The lit cloth is
+	// far brighter.
+	bright, total := 0, 0
+	for y := 0; y < 360; y++ {
+		for x := 0; x < 640; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if max(r, g, b)>>8 > 100 {
+				bright++
+			}
+			total++
+		}
+	}
+	if frac := float64(bright) / float64(total); frac < 0.02 || frac > 0.8 {
+		t.Errorf("bright pixels got=%.3f of the frame, want the cloth (between 0.02 and 0.8)", frac)
+	}
+}
+
 // TestGUIRecordFFmpegFails puts a fake ffmpeg on PATH that takes a few
 // frames and exits as on a full disk: the viewer reports ffmpeg's message
 // in the UI and on stderr, stops recording, resumes the simulation and

@@ -33,12 +33,75 @@ import (
 // render thread never waits for the GPU: each frame arrives one capture
 // late and the last is flushed on stop. Encoding runs on its own
 // goroutine (asyncSink), so it overlaps rendering and stepping.
+//
+// The frame size is chosen in the Record panel (recSize). At "window
+// size" the window's framebuffer is captured, with or without the panels.
+// At any other size each due frame is first drawn offscreen into a
+// render.Framebuffer of that size, with the camera's aspect ratio set to
+// it, and read back from there; the window is then drawn as usual. Such
+// a video shows the 3D view only: the panels are laid out for the window,
+// so they are included at window size only.
 
 // GLFW key codes of the recording shortcuts.
 const (
 	keyF9  = 298 // start / stop recording
 	keyF12 = 301 // screenshot
 )
+
+// recPresets are the recording sizes the Record panel offers; 0×0 is the
+// window's framebuffer and −1×−1 the custom size.
+var recPresets = []struct {
+	name string
+	w, h int
+}{
+	{"window size", 0, 0},
+	{"1280x720", 1280, 720},
+	{"1920x1080", 1920, 1080},
+	{"640x480", 640, 480},
+	{"custom", -1, -1},
+}
+
+// maxRecSide is the largest custom width or height offered, pixels.
+const maxRecSide = 8192
+
+// recSize is the recording size chosen in the Record panel. It lives in
+// the liveRecorder (main thread) and the panel edits it in place.
+type recSize struct {
+	preset int      // index into recPresets
+	custom [2]int32 // custom width and height, pixels
+}
+
+// newRecSize returns the choice for a w×h size: the matching preset, the
+// window for 0×0, else custom w×h.
+func newRecSize(w, h int) recSize {
+	s := recSize{custom: [2]int32{1280, 720}}
+	if w <= 0 || h <= 0 {
+		return s
+	}
+	for i, p := range recPresets {
+		if p.w == w && p.h == h {
+			s.preset = i
+			return s
+		}
+	}
+	s.preset = len(recPresets) - 1
+	s.custom = [2]int32{int32(w), int32(h)}
+	return s
+}
+
+// frameSize returns the chosen frame size, rounded down to even and
+// clamped to [2, maxRecSide], or 0, 0 for the window's framebuffer.
+func (s recSize) frameSize() (w, h int) {
+	p := recPresets[s.preset]
+	w, h = p.w, p.h
+	if w < 0 {
+		w, h = int(s.custom[0]), int(s.custom[1])
+	}
+	if w == 0 {
+		return 0, 0
+	}
+	return evenDown(min(max(w, 2), maxRecSide)), evenDown(min(max(h, 2), maxRecSide))
+}
 
 // maxStepWait is how long one render frame may wait for the simulation
 // while recording before it draws anyway (and captures nothing).
@@ -47,14 +110,17 @@ const maxStepWait = 12 * time.Millisecond
 // liveRecorder is the viewer's recording state; it belongs to the main
 // thread.
 type liveRecorder struct {
-	dir string  // output directory
-	fps float64 // frames per simulated second
+	dir  string  // output directory
+	fps  float64 // frames per simulated second
+	size recSize // frame size for the next recording
+	msaa int     // MSAA samples of the offscreen target
 
 	active    bool
 	starting  bool // waiting for the pause to reach a snapshot
 	hold      bool // paused by the user while recording
 	sink      frameSink
 	rb        *render.AsyncReadback
+	fb        *render.Framebuffer // offscreen target; nil when capturing the window
 	pix       []byte
 	w, h      int     // frame size, framebuffer pixels (even)
 	epoch     uint64  // scene epoch being recorded
@@ -74,24 +140,31 @@ type recStatus struct {
 	active, hold bool
 	kind, path   string
 	frames       int
-	video        float64 // s of video recorded (frames/fps)
-	wall         float64 // s since the recording started
-	ffmpeg       bool    // ffmpeg is on PATH
-	fps          float64 // frames per simulated second
+	video        float64  // s of video recorded (frames/fps)
+	wall         float64  // s since the recording started
+	ffmpeg       bool     // ffmpeg is on PATH
+	fps          float64  // frames per simulated second
+	size         *recSize // the size choice, edited by the Record panel
+	w, h         int      // size being recorded (while active)
+	offscreen    bool     // recording through an offscreen target
 }
 
-func newLiveRecorder(dir string, fps float64) *liveRecorder {
+// newLiveRecorder returns an idle recorder writing to dir at fps frames
+// per simulated second, at w×h pixels (0×0: the window's size) drawn with
+// msaa samples when offscreen.
+func newLiveRecorder(dir string, fps float64, w, h, msaa int) *liveRecorder {
 	if fps <= 0 {
 		fps = 30
 	}
 	if dir == "" {
 		dir = "."
 	}
-	return &liveRecorder{dir: dir, fps: fps}
+	return &liveRecorder{dir: dir, fps: fps, size: newRecSize(w, h), msaa: msaa}
 }
 
 func (r *liveRecorder) status() recStatus {
-	s := recStatus{active: r.active, hold: r.hold, frames: r.frames, video: float64(r.frames) / r.fps, fps: r.fps}
+	s := recStatus{active: r.active, hold: r.hold, frames: r.frames, video: float64(r.frames) / r.fps, fps: r.fps,
+		size: &r.size, w: r.w, h: r.h, offscreen: r.fb != nil}
 	if r.sink != nil {
 		s.kind, s.path = r.sink.Kind(), r.sink.Path()
 	}
@@ -127,28 +200,47 @@ func outputPath(dir, scene, ext string, now time.Time) string {
 	}
 }
 
-// start begins a recording of the w×h framebuffer (rounded down to
-// even). It returns a notice for the UI, or an error when nothing could
-// be started (the viewer goes on).
+// start begins a recording at the chosen size, or of the fbw×fbh window
+// framebuffer (rounded down to even) when the choice is the window. It
+// returns a notice for the UI, or an error when nothing could be started
+// (the viewer goes on).
 func (r *liveRecorder) start(v *viewer, fbw, fbh int) (string, error) {
-	w, h := evenDown(fbw), evenDown(fbh)
-	if w < 2 || h < 2 {
-		return "", fmt.Errorf("recording: the window is too small (%dx%d)", fbw, fbh)
+	w, h := r.size.frameSize()
+	offscreen := w > 0
+	if !offscreen {
+		w, h = evenDown(fbw), evenDown(fbh)
+		if w < 2 || h < 2 {
+			return "", fmt.Errorf("recording: the window is too small (%dx%d)", fbw, fbh)
+		}
 	}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return "", fmt.Errorf("recording: %w", err)
 	}
+	var fb *render.Framebuffer
+	if offscreen {
+		var err error
+		if fb, err = render.NewFramebuffer(w, h, r.msaa); err != nil {
+			return "", fmt.Errorf("recording: %w", err)
+		}
+	}
+	deleteFB := func() {
+		if fb != nil {
+			fb.Delete()
+		}
+	}
 	sink, note, err := newSink(outputPath(r.dir, v.snap.Scene, ".mp4", time.Now()), w, h, r.fps)
 	if err != nil {
+		deleteFB()
 		return "", err
 	}
 	rb, err := render.NewAsyncReadback(w, h)
 	if err != nil {
+		deleteFB()
 		sink.Close()
 		return "", err
 	}
 	sink = newAsyncSink(sink, rb.FrameSize())
-	*r = liveRecorder{dir: r.dir, fps: r.fps, active: true, starting: true, sink: sink, rb: rb,
+	*r = liveRecorder{dir: r.dir, fps: r.fps, size: r.size, msaa: r.msaa, active: true, starting: true, sink: sink, rb: rb, fb: fb,
 		pix: make([]byte, rb.FrameSize()), w: w, h: h, sentAt: -1, wall0: time.Now(), wasPaused: v.snap.Stats.Paused}
 	v.loop.Send(Command{Kind: CmdSetPaused, Paused: true})
 	msg := fmt.Sprintf("recording %dx%d at %g fps to %s", w, h, r.fps, sink.Path())
@@ -156,6 +248,9 @@ func (r *liveRecorder) start(v *viewer, fbw, fbh int) (string, error) {
 		msg += " (ffmpeg, H.264)"
 	} else {
 		msg += " (PNG sequence)"
+	}
+	if offscreen {
+		msg += "; offscreen, 3D view only"
 	}
 	if note != "" {
 		msg = note + "; " + msg
@@ -248,7 +343,10 @@ func (r *liveRecorder) stop(v *viewer) (string, error) {
 		errs = append(errs, err)
 	}
 	r.rb.Delete()
-	r.active, r.rb = false, nil
+	if r.fb != nil {
+		r.fb.Delete()
+	}
+	r.active, r.rb, r.fb = false, nil, nil
 	v.loop.Send(Command{Kind: CmdSetPaused, Paused: r.wasPaused})
 	err := errors.Join(errs...)
 	if r.broken || err != nil {

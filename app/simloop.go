@@ -30,6 +30,7 @@ const (
 	CmdReset                    // rebuild the current scene, keeping the parameters in force
 	CmdLoadScene                // load and build Scene (a built-in name or a file); on error keep the running one
 	CmdSetSpeed                 // set the real-time factor target to Speed (0: as fast as possible)
+	CmdSetAdapt                 // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.AdaptErr)
 )
 
 // Command is one request from the viewer to the simulation. Only the
@@ -42,6 +43,7 @@ type Command struct {
 	Paused bool
 	Scene  string
 	Speed  float64 // real-time factor
+	Adapt  sim.AdaptParams
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -87,10 +89,15 @@ type Loop struct {
 	pace   pacer
 	rate   rateMeter
 	last   sim.StepStats
-	ws     sim.CurvatureWorkspace
-	curv   []float64
-	nrm    []sim.Vec3
-	absH   []float32
+	// adaptErr is why the last CmdSetAdapt was rejected ("" after a
+	// successful one or a rebuild); adaptSeq counts CmdSetAdapt commands
+	// handled, so the panel knows when its edit has been answered.
+	adaptErr string
+	adaptSeq uint64
+	ws       sim.CurvatureWorkspace
+	curv     []float64
+	nrm      []sim.Vec3
+	absH     []float32
 }
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
@@ -251,6 +258,14 @@ func (l *Loop) apply(c Command) (step bool) {
 			l.pace.speed = c.Speed
 			l.pace.reset()
 		}
+	case CmdSetAdapt:
+		// sim.Sim.SetAdaptParams validates first and keeps the settings in
+		// force on error; the error goes to the panel through the snapshot.
+		l.adaptSeq++
+		l.adaptErr = ""
+		if err := l.s.SetAdaptParams(c.Adapt); err != nil {
+			l.adaptErr = err.Error()
+		}
 	}
 	return false
 }
@@ -277,9 +292,18 @@ func (l *Loop) rebuild(sc *sim.Scene, keepParams bool) error {
 		if err := s.SetParams(l.params); err != nil {
 			return fmt.Errorf("reset: %w", err)
 		}
+		// Keep the adaptivity settings in force too; a simulation that
+		// never had any (zero AdaptParams, which do not validate) has
+		// none to keep.
+		if ap := l.s.AdaptParams(); ap.Validate() == nil {
+			if err := s.SetAdaptParams(ap); err != nil {
+				return fmt.Errorf("reset: %w", err)
+			}
+		}
 	}
 	l.scene, l.s, l.params = sc, s, s.Params()
 	l.err = ""
+	l.adaptErr = ""
 	l.last = sim.StepStats{}
 	l.epoch++
 	l.pace.reset()
@@ -336,6 +360,7 @@ func (l *Loop) fill(dst *Snapshot) {
 
 	dst.Seq, dst.Epoch, dst.Scene = l.seq, l.epoch, l.scene.Name
 	dst.Params = l.params
+	dst.Adapt, dst.AdaptErr, dst.AdaptSeq = s.AdaptParams(), l.adaptErr, l.adaptSeq
 	dst.Pos, dst.Normal, dst.Curv = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0]
 	dst.Slot = dst.Slot[:0]
 	dst.DenseOf = resize(dst.DenseOf, nslots)
@@ -386,6 +411,7 @@ func (l *Loop) fill(dst *Snapshot) {
 		Time: s.Time, Steps: s.Steps, Dt: l.params.Dt,
 		Vertices: len(dst.Slot), Triangles: len(dst.Tris) / 3,
 		Assemble: l.last.Assemble, Solve: l.last.Solve, Other: l.last.Other, Adapt: l.last.Adapt,
+		LastAdapt:  s.LastAdapt(),
 		Iterations: l.last.Iterations, Residual: l.last.Residual,
 		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,
 		KineticEnergy: s.KineticEnergy(),

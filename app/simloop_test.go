@@ -80,6 +80,88 @@ func TestLoopCommands(t *testing.T) {
 	stop()
 }
 
+// TestLoopAdapt sends adaptivity settings to a hanging sheet, which has
+// none of its own, and checks that they are applied between steps: the
+// sim's AdaptParams change, and once the sheet has curved the mesh
+// refines. An invalid edit (l_gmax < l_base) is reported in the snapshot
+// and leaves the settings in force; a valid one clears the error; Reset
+// keeps the settings and a scene load takes the scene's.
+func TestLoopAdapt(t *testing.T) {
+	l := newTestLoop(t, "hanging", true)
+	runLoop(t, l)
+	s := l.Snapshots().Acquire()
+	if s.Adapt != (sim.AdaptParams{}) || s.AdaptErr != "" || s.AdaptSeq != 0 {
+		t.Fatalf("start: got adapt=%+v err=%q seq=%d, want none", s.Adapt, s.AdaptErr, s.AdaptSeq)
+	}
+	tris0 := s.Stats.Triangles
+
+	// CmdSteps sent in one batch take one step, so step one at a time.
+	stepTo := func(n int) *Snapshot {
+		for k := l.Snapshots().Acquire().Stats.Steps; k < n; k++ {
+			l.Send(Command{Kind: CmdStep})
+			waitFor(t, l, "a step", func(s *Snapshot) bool { return s.Stats.Steps == k+1 })
+		}
+		return l.Snapshots().Acquire()
+	}
+
+	// Let the sheet swing down and curve, still unrefined.
+	s = stepTo(20)
+	if s.Stats.Triangles != tris0 {
+		t.Fatalf("without adaptivity: got %d triangles, want %d", s.Stats.Triangles, tris0)
+	}
+
+	ap := sim.DefaultAdaptParams()
+	ap.Base, ap.Max, ap.GMax, ap.Interval = 0.5, 5, 2, 1
+	l.Send(Command{Kind: CmdSetAdapt, Adapt: ap})
+	s = waitFor(t, l, "settings applied", func(s *Snapshot) bool { return s.AdaptSeq == 1 })
+	if s.Adapt != ap || s.AdaptErr != "" || s.Stats.Steps != 20 {
+		t.Errorf("after CmdSetAdapt: got adapt=%+v err=%q steps=%d, want %+v, no error, no step taken", s.Adapt, s.AdaptErr, s.Stats.Steps, ap)
+	}
+	s = stepTo(23)
+	if s.Stats.Triangles <= tris0 || s.Stats.LastAdapt.Refined == 0 {
+		t.Errorf("after enabling on a curved sheet: got %d triangles, %d refined, want more than %d triangles", s.Stats.Triangles, s.Stats.LastAdapt.Refined, tris0)
+	}
+	maxGen := uint8(0)
+	for _, g := range s.FaceGen {
+		maxGen = max(maxGen, g)
+	}
+	if maxGen == 0 || int(maxGen) > ap.GMax {
+		t.Errorf("deepest generation: got=%d, want in [1, %d]", maxGen, ap.GMax)
+	}
+
+	bad := ap
+	bad.Max = bad.Base / 2
+	l.Send(Command{Kind: CmdSetAdapt, Adapt: bad})
+	s = waitFor(t, l, "rejected settings", func(s *Snapshot) bool { return s.AdaptSeq == 2 })
+	if !strings.Contains(s.AdaptErr, "adaptivity") || s.Adapt != ap {
+		t.Errorf("after l_gmax < l_base: got err=%q adapt=%+v, want an adaptivity error and %+v kept", s.AdaptErr, s.Adapt, ap)
+	}
+	if !s.Stats.Finite || s.Stats.Err != "" {
+		t.Errorf("a rejected edit disturbed the simulation: finite=%v err=%q", s.Stats.Finite, s.Stats.Err)
+	}
+
+	off := ap
+	off.Enabled = false
+	l.Send(Command{Kind: CmdSetAdapt, Adapt: off})
+	s = waitFor(t, l, "switched off", func(s *Snapshot) bool { return s.AdaptSeq == 3 })
+	if s.AdaptErr != "" || s.Adapt != off {
+		t.Errorf("after a valid edit: got err=%q adapt=%+v, want no error and %+v", s.AdaptErr, s.Adapt, off)
+	}
+
+	epoch := s.Epoch
+	l.Send(Command{Kind: CmdReset})
+	s = waitFor(t, l, "reset", func(s *Snapshot) bool { return s.Epoch == epoch+1 })
+	if s.Adapt != off {
+		t.Errorf("after reset: got adapt=%+v, want the settings in force %+v", s.Adapt, off)
+	}
+
+	l.Send(Command{Kind: CmdLoadScene, Scene: "curtain-adaptive"})
+	s = waitFor(t, l, "curtain-adaptive", func(s *Snapshot) bool { return s.Scene == "curtain-adaptive" })
+	if want := sim.DefaultAdaptParams(); s.Adapt != want {
+		t.Errorf("after loading curtain-adaptive: got adapt=%+v, want the scene's %+v", s.Adapt, want)
+	}
+}
+
 // waitForEvent waits for an error event containing substr.
 func waitForEvent(t *testing.T, l *Loop, substr string) {
 	t.Helper()

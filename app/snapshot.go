@@ -41,6 +41,13 @@ type Snapshot struct {
 
 	Params sim.Params // parameters in force (the UI's sliders re-sync from them)
 
+	// Adapt are the adaptivity settings in force (sim.Sim.AdaptParams);
+	// the zero value, which does not validate, when the scene has none and
+	// none were set. The Adaptivity panel re-syncs from them.
+	Adapt    sim.AdaptParams
+	AdaptErr string // why the last CmdSetAdapt was rejected (the settings above stayed in force); "" otherwise
+	AdaptSeq uint64 // CmdSetAdapt commands handled so far; the panel's edit is answered once this reaches its count of sent ones
+
 	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
 
 	Stats Stats
@@ -64,10 +71,11 @@ type Stats struct {
 	Vertices  int     // live vertices (= len(Pos)/3)
 	Triangles int     // live faces (= len(Tris)/3)
 
-	Assemble, Solve, Other, Adapt time.Duration // wall time of the last step by phase
-	Snapshot                      time.Duration // curvature, normals and compaction for this snapshot
-	Iterations                    int           // PCG iterations of the last step
-	Residual                      float64       // relative residual reached by the last step
+	Assemble, Solve, Other, Adapt time.Duration  // wall time of the last step by phase
+	Snapshot                      time.Duration  // curvature, normals and compaction for this snapshot
+	LastAdapt                     sim.AdaptStats // the most recent adaptation (any earlier step): refined and coarsened counts, wall time
+	Iterations                    int            // PCG iterations of the last step
+	Residual                      float64        // relative residual reached by the last step
 
 	StepsPerSec    float64 // measured over the last second of wall time
 	RealTimeFactor float64 // simulated seconds per wall second over the last second

@@ -45,6 +45,10 @@ type Options struct {
 
 	RecordDir string  // where F9 recordings and F12 screenshots go; "" means the working directory
 	RecordFPS float64 // recording rate, frames per simulated second; 0 means 30
+	// RecordWidth×RecordHeight is the initial recording size in pixels
+	// (the Record panel changes it); 0×0 means the window's framebuffer.
+	// Any other size is drawn offscreen and shows the 3D view only.
+	RecordWidth, RecordHeight int
 
 	Stderr io.Writer // GL errors and warnings; nil means os.Stderr
 }
@@ -140,7 +144,7 @@ type viewer struct {
 }
 
 func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
-	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), draw: render.DefaultDrawOptions(), rec: newLiveRecorder(o.RecordDir, o.RecordFPS)}
+	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), draw: render.DefaultDrawOptions(), rec: newLiveRecorder(o.RecordDir, o.RecordFPS, o.RecordWidth, o.RecordHeight, win.Samples())}
 	v.imctx = imgui.CreateContext(nil)
 	v.io = imgui.CurrentIO()
 	v.io.SetIniFilename("")
@@ -279,7 +283,7 @@ func (v *viewer) frame(screenshot bool) error {
 		v.win.SetTitle("drape — " + snap.Scene)
 	}
 
-	if v.rec.active && (evenDown(int(fs[0])) != v.rec.w || evenDown(int(fs[1])) != v.rec.h) {
+	if v.rec.active && v.rec.fb == nil && (evenDown(int(fs[0])) != v.rec.w || evenDown(int(fs[1])) != v.rec.h) {
 		v.stopRecording("recording stopped: the window was resized")
 	}
 	v.ui.rec = v.rec.status()
@@ -289,16 +293,20 @@ func (v *viewer) frame(screenshot bool) error {
 	imgui.Render()
 	v.act(act, snap)
 
+	if v.rec.active && v.rec.fb != nil && v.rec.due {
+		v.captureOffscreen(snap)
+	}
 	gl.Viewport(0, 0, int32(fs[0]), int32(fs[1]))
 	v.cloth.DrawBackground(mgl32.Vec3{0.16, 0.17, 0.20}, mgl32.Vec3{0.05, 0.05, 0.06})
 	if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
 		v.cloth.Draw(v.drawOptions(snap))
 	}
-	if v.rec.active && v.ui.toggles.hideUIInVideo {
+	windowRec := v.rec.active && v.rec.fb == nil
+	if windowRec && v.ui.toggles.hideUIInVideo {
 		v.captureFrame(snap)
 	}
 	v.gui.Render(ds, fs, imgui.RenderedDrawData())
-	if v.rec.active && !v.ui.toggles.hideUIInVideo {
+	if windowRec && !v.ui.toggles.hideUIInVideo {
 		v.captureFrame(snap)
 	}
 	if err := render.CheckGLError(); err != nil {
@@ -437,7 +445,28 @@ func (v *viewer) captureFrame(snap *Snapshot) {
 	}
 }
 
-// toggleRecording starts or stops a recording of the window.
+// captureOffscreen draws the 3D view of snap into the recorder's
+// offscreen target, with the camera's aspect ratio set to the recording
+// size, and captures it. The framebuffer bindings, the viewport and the
+// camera are restored afterwards, so the window is then drawn as usual.
+func (v *viewer) captureOffscreen(snap *Snapshot) {
+	fb := v.rec.fb
+	w, h := fb.Size()
+	restore := fb.Bind()
+	cam := v.cam
+	v.cam.Width, v.cam.Height = float32(w), float32(h)
+	v.cloth.DrawBackground(mgl32.Vec3{0.16, 0.17, 0.20}, mgl32.Vec3{0.05, 0.05, 0.06})
+	if snap.Seq > 0 {
+		v.cloth.Draw(v.drawOptions(snap))
+	}
+	v.cam = cam
+	fb.Resolve()
+	v.captureFrame(snap) // may stop the recording and delete fb; restore does not use it
+	restore()
+}
+
+// toggleRecording starts or stops a recording of the window or, at a
+// chosen size, of the offscreen 3D view.
 func (v *viewer) toggleRecording() {
 	if v.rec.active {
 		v.stopRecording("")
@@ -506,6 +535,9 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 	}
 	if a.params != nil {
 		l.Send(Command{Kind: CmdSetParams, Params: *a.params})
+	}
+	if a.adapt != nil {
+		l.Send(Command{Kind: CmdSetAdapt, Adapt: *a.adapt})
 	}
 	if a.speed != nil {
 		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})
