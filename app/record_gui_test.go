@@ -347,3 +347,25 @@ func (v *liveViewer) stop() string {
 	}
 	return v.stderr.String()
 }
+
+// TestRecSize checks the Record panel's size choice: presets, the window
+// (0×0), and custom sizes rounded down to even and clamped.
+func TestRecSize(t *testing.T) {
+	for _, c := range []struct {
+		w, h         int
+		preset       string
+		wantW, wantH int
+	}{
+		{0, 0, "window size", 0, 0},
+		{1280, 720, "1280x720", 1280, 720},
+		{640, 480, "640x480", 640, 480},
+		{641, 361, "custom", 640, 360},
+		{3, 99999, "custom", 2, maxRecSide},
+	} {
+		s := newRecSize(c.w, c.h)
+		w, h := s.frameSize()
+		if recPresets[s.preset].name != c.preset || w != c.wantW || h != c.wantH {
+			t.Errorf("newRecSize(%d, %d) got=%s %dx%d, want=%s %dx%d", c.w, c.h, recPresets[s.preset].name, w, h, c.preset, c.wantW, c.wantH)
+		}
+	}
+}
