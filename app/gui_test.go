@@ -123,15 +123,7 @@ func TestGUIScreenshot(t *testing.T) {
 	if !st.Finite || st.Steps == 0 || st.Frames != 90 || len(st.Pins) != 2 {
 		t.Errorf("state: got finite=%v steps=%d frames=%d pins=%d, want finite, >0, 90, 2", st.Finite, st.Steps, st.Frames, len(st.Pins))
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, shot)
 	b := img.Bounds()
 	if b.Dx() != int(st.Window[0]) || b.Dy() != int(st.Window[1]) {
 		t.Errorf("screenshot size: got=%v, want=%v", b.Size(), st.Window)
@@ -210,45 +202,8 @@ func TestGUIDragPin(t *testing.T) {
 	}
 	dir := outDir(t)
 	state := filepath.Join(dir, "view_drag.json")
-	os.Remove(state)
-	cmd := exec.Command(viewerBinary(t), "view", "--scene", "hanging", "--state", state, "--state-every", "3")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// waitErr is set before exited is closed.
-	var waitErr error
-	exited := make(chan struct{})
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
-
-	// poll waits until the state satisfies ok.
-	poll := func(what string, ok func(State) bool) State {
-		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
-		for time.Now().Before(deadline) {
-			select {
-			case <-exited:
-				t.Fatalf("viewer exited while waiting for %s: %v\n%s", what, waitErr, stderr.String())
-			default:
-			}
-			if st, err := readState(state); err == nil && ok(st) {
-				return st
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("timed out waiting for %s\n%s", what, stderr.String())
-		return State{}
-	}
-	st := poll("the first state", func(s State) bool { return s.Frames >= 6 && len(s.Pins) == 2 && s.Pins[0].OnScreen })
+	v := startViewer(t, state)
+	st := v.poll("the first state", func(s State) bool { return s.Frames >= 6 && len(s.Pins) == 2 && s.Pins[0].OnScreen })
 	pin := st.Pins[0]
 	for _, p := range st.Pins {
 		if p.Pixel[0] < pin.Pixel[0] {
@@ -260,9 +215,9 @@ func TestGUIDragPin(t *testing.T) {
 	const dx, dy = 120, 60
 	itoa := strconv.Itoa
 	xdotool(t, "mousemove", "--window", win, itoa(x), itoa(y))
-	poll("the hover", func(s State) bool { return s.Frames > st.Frames+3 })
+	v.poll("the hover", func(s State) bool { return s.Frames > st.Frames+3 })
 	xdotool(t, "mousedown", "1")
-	poll("the grab", func(s State) bool { return s.Dragged == pin.ID })
+	v.poll("the grab", func(s State) bool { return s.Dragged == pin.ID })
 	const steps = 12
 	for i := 1; i <= steps; i++ {
 		xdotool(t, "mousemove", "--window", win, itoa(x+dx*i/steps), itoa(y+dy*i/steps))
@@ -277,12 +232,12 @@ func TestGUIDragPin(t *testing.T) {
 		return PinState{}, false
 	}
 	// Wait until the vertex has reached the released cursor position.
-	after := poll("the pin to follow the mouse", func(s State) bool {
+	after := v.poll("the pin to follow the mouse", func(s State) bool {
 		p, ok := moved(s)
 		return ok && abs32(p.Pixel[0]-float32(x+dx)) < 6 && abs32(p.Pixel[1]-float32(y+dy)) < 6
 	})
 	xdotool(t, "mouseup", "1")
-	poll("the release", func(s State) bool { return s.Dragged == -1 && s.Frames > after.Frames })
+	v.poll("the release", func(s State) bool { return s.Dragged == -1 && s.Frames > after.Frames })
 	p, _ := moved(after)
 	t.Logf("pin %d: target %v -> %v, pixel %v -> %v", pin.ID, pin.Target, p.Target, pin.Pixel, p.Pixel)
 	// The camera looks at the sheet from the front right and above: a
@@ -291,27 +246,102 @@ func TestGUIDragPin(t *testing.T) {
 		t.Errorf("pin target moved from %v to %v, want right (+x) and down (−y)", pin.Target, p.Target)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-exited:
-		if waitErr != nil {
-			t.Errorf("viewer exit after SIGTERM: %v\n%s", waitErr, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("viewer did not exit within 30 s of SIGTERM")
-	}
+	stderr := v.stop()
 	final, err := readState(state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.GLErrors != 0 || strings.Contains(stderr.String(), "GL error") {
-		t.Errorf("OpenGL errors: got=%d, want=0\n%s", final.GLErrors, stderr.String())
+	if final.GLErrors != 0 || strings.Contains(stderr, "GL error") {
+		t.Errorf("OpenGL errors: got=%d, want=0\n%s", final.GLErrors, stderr)
 	}
 	if !final.Finite {
 		t.Errorf("simulation not finite at exit: %s", final.Error)
 	}
+}
+
+// liveViewer is a running drape view process writing --state.
+type liveViewer struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	state  string
+	stderr *bytes.Buffer
+	exited chan struct{}
+	err    error // set before exited is closed
+}
+
+// startViewer starts drape view on hanging with --state every 3 frames
+// and extra args; it is killed at the end of the test if still running.
+func startViewer(t *testing.T, state string, args ...string) *liveViewer {
+	t.Helper()
+	os.Remove(state)
+	v := &liveViewer{t: t, state: state, stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	v.cmd = exec.Command(viewerBinary(t), append([]string{"view", "--scene", "hanging", "--state", state, "--state-every", "3"}, args...)...)
+	v.cmd.Stderr = v.stderr
+	if err := v.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { v.err = v.cmd.Wait(); close(v.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-v.exited:
+		default:
+			v.cmd.Process.Kill()
+			<-v.exited
+		}
+	})
+	return v
+}
+
+// poll waits until the state satisfies ok.
+func (v *liveViewer) poll(what string, ok func(State) bool) State {
+	v.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-v.exited:
+			v.t.Fatalf("viewer exited while waiting for %s: %v\n%s", what, v.err, v.stderr.String())
+		default:
+		}
+		if st, err := readState(v.state); err == nil && ok(st) {
+			return st
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	v.t.Fatalf("timed out waiting for %s\n%s", what, v.stderr.String())
+	return State{}
+}
+
+// stop sends SIGTERM, checks the clean exit and returns stderr.
+func (v *liveViewer) stop() string {
+	v.t.Helper()
+	v.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-v.exited:
+	case <-time.After(30 * time.Second):
+		v.t.Fatalf("viewer did not exit after SIGTERM")
+	}
+	if v.err != nil {
+		v.t.Errorf("viewer exit: %v\n%s", v.err, v.stderr.String())
+	}
+	if strings.Contains(v.stderr.String(), "GL error") {
+		v.t.Errorf("OpenGL errors: %s", v.stderr.String())
+	}
+	return v.stderr.String()
+}
+
+// readPNG decodes the PNG file at path or fails the test.
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", path, err)
+	}
+	return img
 }
 
 func abs32(x float32) float32 {
@@ -320,8 +350,6 @@ func abs32(x float32) float32 {
 	}
 	return x
 }
-
-var _ image.Image
 
 // TestGUIUnstable opens a scene whose gravity (10⁴ m/s², with Δt = 20 ms)
 // accelerates the free vertices past the simulation's speed limit within a
@@ -355,15 +383,7 @@ func TestGUIUnstable(t *testing.T) {
 		t.Errorf("state: got finite=%v paused=%v steps=%d error=%q gl_errors=%d, want false, true, ≤ 10, an unstable message, 0",
 			st.Finite, st.Paused, st.Steps, st.Error, st.GLErrors)
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, shot)
 	// The banner's dark red background, at the top of the 3D area.
 	red := 0
 	for y := 0; y < 150; y++ {
@@ -389,43 +409,14 @@ func TestGUIBadSceneFile(t *testing.T) {
 	}
 	dir := outDir(t)
 	state := filepath.Join(dir, "view_badscene.json")
-	os.Remove(state)
-	cmd := exec.Command(viewerBinary(t), "view", "--scene", "hanging", "--state", state, "--state-every", "3", "--msaa", "0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	}()
-	poll := func(what string, ok func(State) bool) State {
-		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
-		for time.Now().Before(deadline) {
-			if st, err := readState(state); err == nil && ok(st) {
-				return st
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("timed out waiting for %s\n%s", what, stderr.String())
-		return State{}
-	}
-	st := poll("the first state", func(s State) bool { return s.Frames >= 3 })
+	v := startViewer(t, state, "--msaa", "0")
+	st := v.poll("the first state", func(s State) bool { return s.Frames >= 3 })
 	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
 	xdotool(t, "windowfocus", "--sync", win)
 	// Panel layout at content scale 1: the file box and its Load button
 	// are on the second row of the Scene section (panels.go).
 	xdotool(t, "mousemove", "--window", win, "100", "99")
-	poll("the cursor", func(s State) bool { return s.Frames > st.Frames+3 })
+	v.poll("the cursor", func(s State) bool { return s.Frames > st.Frames+3 })
 	xdotool(t, "click", "1")
 	time.Sleep(300 * time.Millisecond)
 	xdotool(t, "type", "--delay", "30", "no/such/scene.json")
@@ -433,7 +424,7 @@ func TestGUIBadSceneFile(t *testing.T) {
 	xdotool(t, "mousemove", "--window", win, "285", "99")
 	time.Sleep(300 * time.Millisecond)
 	xdotool(t, "click", "1")
-	after := poll("the error message", func(s State) bool {
+	after := v.poll("the error message", func(s State) bool {
 		for _, m := range s.Messages {
 			if strings.Contains(m, "no/such/scene.json") {
 				return true
@@ -441,7 +432,8 @@ func TestGUIBadSceneFile(t *testing.T) {
 		}
 		return false
 	})
-	poll("the scene to keep running", func(s State) bool {
+	v.poll("the scene to keep running", func(s State) bool {
 		return s.Scene == "hanging" && s.Steps > after.Steps+5 && s.Finite
 	})
+	v.stop()
 }

@@ -3,12 +3,10 @@ package app
 import (
 	"bytes"
 	"fmt"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -65,15 +63,7 @@ func TestGUIRecordPNGFallback(t *testing.T) {
 	if len(names) != 15 {
 		t.Fatalf("got %d PNG frames, want 15", len(names))
 	}
-	f, err := os.Open(names[14])
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, names[14])
 	if b := img.Bounds(); b.Dx() != 160 || b.Dy() != 120 {
 		t.Errorf("frame size got=%v, want 160x120", b.Size())
 	}
@@ -129,14 +119,8 @@ func TestGUIRecordLive(t *testing.T) {
 	if n, w, h := probe(t, video); n != frames || w != 480 || h != 360 {
 		t.Errorf("video got %d frames %dx%d, want %d 480x360", n, w, h, frames)
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil || img.Bounds().Dx() != 480 {
-		t.Errorf("screenshot %s: %v, size %v, want 480 wide", shot, err, img.Bounds())
+	if img := readPNG(t, shot); img.Bounds().Dx() != 480 {
+		t.Errorf("screenshot %s: size %v, want 480 wide", shot, img.Bounds())
 	}
 	// While recording the recorder stepped the simulation: it went on.
 	if !st.Finite || st.Steps < 7*frames/2 || st.Paused {
@@ -205,15 +189,7 @@ func TestGUIRecordLiveSize(t *testing.T) {
 	if out, err := exec.Command("ffmpeg", "-v", "error", "-y", "-i", video, "-vf", fmt.Sprintf("select=eq(n\\,%d)", frames/2), "-frames:v", "1", frame).CombinedOutput(); err != nil {
 		t.Fatalf("extracting frame %d: %v\n%s", frames/2, err, out)
 	}
-	f, err := os.Open(frame)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, frame)
 	if b := img.Bounds(); b.Dx() != 640 || b.Dy() != 360 {
 		t.Fatalf("frame size got=%v, want 640x360", b.Size())
 	}
@@ -276,76 +252,6 @@ func hasMessage(s State, sub string) bool {
 		}
 	}
 	return false
-}
-
-// liveViewer is a running drape view process writing --state.
-type liveViewer struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	state  string
-	stderr *bytes.Buffer
-	exited chan struct{}
-	err    error // set before exited is closed
-}
-
-// startViewer starts drape view on hanging with --state every 3 frames
-// and extra args; it is killed at the end of the test if still running.
-func startViewer(t *testing.T, state string, args ...string) *liveViewer {
-	t.Helper()
-	os.Remove(state)
-	v := &liveViewer{t: t, state: state, stderr: &bytes.Buffer{}, exited: make(chan struct{})}
-	v.cmd = exec.Command(viewerBinary(t), append([]string{"view", "--scene", "hanging", "--state", state, "--state-every", "3"}, args...)...)
-	v.cmd.Stderr = v.stderr
-	if err := v.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { v.err = v.cmd.Wait(); close(v.exited) }()
-	t.Cleanup(func() {
-		select {
-		case <-v.exited:
-		default:
-			v.cmd.Process.Kill()
-			<-v.exited
-		}
-	})
-	return v
-}
-
-// poll waits until the state satisfies ok.
-func (v *liveViewer) poll(what string, ok func(State) bool) State {
-	v.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-v.exited:
-			v.t.Fatalf("viewer exited while waiting for %s: %v\n%s", what, v.err, v.stderr.String())
-		default:
-		}
-		if st, err := readState(v.state); err == nil && ok(st) {
-			return st
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	v.t.Fatalf("timed out waiting for %s\n%s", what, v.stderr.String())
-	return State{}
-}
-
-// stop sends SIGTERM, checks the clean exit and returns stderr.
-func (v *liveViewer) stop() string {
-	v.t.Helper()
-	v.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-v.exited:
-	case <-time.After(30 * time.Second):
-		v.t.Fatalf("viewer did not exit after SIGTERM")
-	}
-	if v.err != nil {
-		v.t.Errorf("viewer exit: %v\n%s", v.err, v.stderr.String())
-	}
-	if strings.Contains(v.stderr.String(), "GL error") {
-		v.t.Errorf("OpenGL errors: %s", v.stderr.String())
-	}
-	return v.stderr.String()
 }
 
 // TestRecSize checks the Record panel's size choice: presets, the window

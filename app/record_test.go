@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,15 +72,7 @@ func TestPNGSink(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "frame_000002.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, filepath.Join(dir, "frame_000002.png"))
 	// GL's bottom row is the image's last row; alpha is made opaque.
 	if r, _, b, a := img.At(0, 3).RGBA(); r != 0xffff || b != 0 || a != 0xffff {
 		t.Errorf("bottom row got=%v %v %v, want opaque red", r, b, a)
