@@ -280,9 +280,9 @@ func TestCLIBench(t *testing.T) {
 		}
 	}
 	full := got["full"].(map[string]any)
-	// Two √3 steps: 9 × 54 faces, plus 6 per boundary edge (20) that
-	// the boundary trisections add (see sim.Sim.RefineUniform).
-	if want := float64(9*54 + 6*20); full["avg_triangles"] != want || full["peak_triangles"] != want {
+	// Two √3 steps make each face nine, boundary faces included (see
+	// sim.Sim.RefineUniform).
+	if want := float64(9 * 54); full["avg_triangles"] != want || full["peak_triangles"] != want {
 		t.Errorf("full triangles got avg=%v peak=%v, want the base mesh uniformly refined to g_max (%v)", full["avg_triangles"], full["peak_triangles"], want)
 	}
 	for _, f := range []string{"triangles.png", "ms_per_step.png"} {

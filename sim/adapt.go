@@ -31,13 +31,39 @@ import (
 //   - Flipped even face (x, c', c): made by flipping the outer edge of two
 //     odd siblings-to-be; c is its own centre (the vertex its coarsening
 //     removes), c' the partner's, edge 1 (c'→c) the flip edge and the face
-//     across it the flip partner. Flipped faces have no boundary edge.
-//   - Trisection face: one of the three faces (a, p, c), (c, p, q), (b, c, q)
-//     that replace an odd boundary face (a, b, c) when its boundary edge a→b
-//     is split at p = a+(b−a)/3 and q = a+2(b−a)/3 (Kobbelt's second
-//     boundary step, paper fig. 3b). Each has exactly one boundary edge and
-//     its index (0, 1, 2) is the face's place in that order.
+//     across it the flip partner. Flipped faces of generation 4k+2 have no
+//     boundary edge; those of generation 4k+4 may have one at edge 0 or 2
+//     (they come from a trisection face, below).
+//   - Promoted face (a, b, c) and trisection faces T0 = (c, a, p),
+//     M = (c, p, q), T2 = (b, c, q): the boundary rule, below.
 //   - Base faces (g = 0) keep the order they were given.
+//
+// # Boundary (Kobbelt 2000 §4; Bender & Deul §5, fig. 3)
+//
+// An edge on the boundary cannot be flipped, so boundary faces follow a
+// two-step rule that trisects the boundary every other √3 step, in step
+// with the interior, whose edges are trisected over two steps:
+//
+//   - First step (generation 4k → 4k+2): the child (a, b, c) of a split
+//     whose outer edge a→b is on the boundary is not flipped but promoted
+//     to generation 4k+2 as it is. A promoted face is a face of generation
+//     4k+2 with a boundary edge, always edge 0; c is the centre its
+//     coarsening removes, and its Gen word keeps the child's mate bits.
+//   - Second step (4k+2 → 4k+4): a promoted face is refined by trisecting
+//     its boundary edge at p = a+(b−a)/3 and q = a+2(b−a)/3 into
+//     T0 = (c, a, p), M = (c, p, q) and T2 = (b, c, q). M is final:
+//     generation 4k+4, boundary edge 1. T0 and T2 are odd faces of
+//     generation 4k+3 that behave like split children: edge 0 (c→a, b→c)
+//     is the outer edge, flipped with the mate across it once that is
+//     split, which gives boundary faces of generation 4k+4. Their boundary
+//     edge is edge 1 (T0) or edge 2 (T2), which tells them from split
+//     children, whose edges 1 and 2 are inner edges.
+//
+// So two uniform steps cut every boundary edge in three, like the interior
+// edges, and make each face nine; g = 6 makes each face 27 (820 → 22140
+// for the curtain). Coarsening reverses this: a promoted face is demoted
+// to 4k+1 and joined; T0, M and T2 are merged back into the promoted face
+// (untrisect) once T0 and T2 are unflipped.
 //
 // # Invariants (checked by the tests)
 //
@@ -264,21 +290,56 @@ func (a *Adapter) relink(n, u, w, f int32) {
 	}
 }
 
-// isTrisection reports whether even face f (g ≥ 2) came from a boundary
-// trisection, and which of the three it is.
+// promoted reports whether f is a promoted boundary face: generation
+// 4k+2 with a boundary edge (edge 0; flipped faces of that generation have
+// none).
+func (a *Adapter) promoted(f int32) bool {
+	return a.gen(f)%4 == 2 && a.m.Adj[f][0] < 0
+}
+
+// trisectionRole returns 0 for T0, 1 for M and 2 for T2 of a boundary
+// trisection (see the package comment on the boundary), −1 for any other
+// face. T0 and T2 have their boundary edge at edge 1 or 2, where split
+// children have inner edges; M has it at edge 1, where flipped faces have
+// the flip edge.
 func (a *Adapter) trisectionRole(f int32) int {
-	for i, n := range a.m.Adj[f] {
-		if n < 0 {
-			return i
-		}
+	g, adj := a.gen(f), a.m.Adj[f]
+	switch {
+	case g%4 == 3 && adj[1] < 0:
+		return 0
+	case g%4 == 3 && adj[2] < 0:
+		return 2
+	case g%4 == 0 && g > 0 && adj[1] < 0:
+		return 1
 	}
 	return -1
 }
 
-// Refine refines face f one level: a 1-to-3 split for an even face
-// (followed by flips with already-split neighbours), for an odd face the
-// split of its mate and the flip of their common edge, or the trisection of
-// its boundary edge. Neighbours are refined first where the one-generation
+// trisectionMid returns M of the boundary trisection that f (T0, M or T2)
+// belongs to.
+func (a *Adapter) trisectionMid(f int32) int32 {
+	switch a.trisectionRole(f) {
+	case 0:
+		return a.m.Adj[f][2]
+	case 2:
+		return a.m.Adj[f][1]
+	}
+	return f
+}
+
+// setGen changes the generation of f in place (promotion and demotion of
+// boundary faces; the vertices do not change). The version bump drops f
+// from candidate lists gathered under its old generation.
+func (a *Adapter) setGen(f int32, g int) {
+	a.m.Gen[f] = withGen(a.m.Gen[f], g)
+	a.faceVer[f]++
+}
+
+// Refine refines face f one level: for an even face a 1-to-3 split
+// (followed by flips with already-split neighbours), or for a promoted
+// boundary face the trisection of its boundary edge; for an odd face the
+// split of its mate and the flip of their common edge, or the promotion
+// of a boundary child. Neighbours are refined first where the one-generation
 // rule requires it. It returns false, changing nothing, when f is not a
 // live face or the result would exceed GMax.
 func (a *Adapter) Refine(f int32) bool {
@@ -306,7 +367,9 @@ func (a *Adapter) refine(f int32) {
 	g := a.gen(f)
 	if g%2 == 1 {
 		if a.m.Adj[f][0] < 0 {
-			a.trisect(f)
+			// A boundary child left unpromoted by its split (g_max was
+			// lower then).
+			a.setGen(f, g+1)
 			return
 		}
 		mate := a.m.Adj[f][0]
@@ -329,13 +392,19 @@ func (a *Adapter) refine(f int32) {
 		}
 		i++
 	}
-	a.split(f)
+	if a.promoted(f) {
+		a.trisect(f)
+	} else {
+		a.split(f)
+	}
 }
 
 // split performs the 1-to-3 split of even face f = (p0, p1, p2) at its
 // centroid c into C_i = (p_i, p_{i+1}, c) of generation g+1 (C_1 carries
 // the mate bit), then flips C_i with the neighbour across p_i→p_{i+1} when
-// that neighbour is an odd face of generation g+1 (their mate edge).
+// that neighbour is an odd face of generation g+1 (their mate edge), or
+// promotes C_i when that edge is on the boundary (the first of the two
+// boundary steps).
 func (a *Adapter) split(f int32) {
 	m := a.m
 	t := m.Tris[f]
@@ -364,13 +433,27 @@ func (a *Adapter) split(f int32) {
 		m.Adj[ch[i]] = [3]int32{nb[i], ch[(i+1)%3], ch[(i+2)%3]}
 		a.relink(nb[i], t[(i+1)%3], t[i], ch[i])
 	}
+	if g+2 > a.gmax {
+		return
+	}
 	for i := 0; i < 3; i++ {
-		if n := nb[i]; n >= 0 && a.gen(n) == g+1 && g+2 <= a.gmax {
-			if m.Adj[n][0] != ch[i] {
-				panic(fmt.Sprintf("sim: odd face %d meets new face %d on a non-mate edge", n, ch[i]))
-			}
-			a.flip(ch[i], n)
+		a.flipOrPromote(ch[i], nb[i])
+	}
+}
+
+// flipOrPromote finishes the √3 step at odd face c, whose outer edge has
+// the face n across it: c is promoted when that edge is on the boundary
+// (n < 0) and flipped with n when n is an odd face of c's generation (its
+// mate, already split); otherwise c waits for n to be split.
+func (a *Adapter) flipOrPromote(c, n int32) {
+	switch g := a.gen(c); {
+	case n < 0:
+		a.setGen(c, g+1)
+	case a.gen(n) == g:
+		if a.m.Adj[n][0] != c {
+			panic(fmt.Sprintf("sim: odd face %d meets new face %d on a non-mate edge", n, c))
 		}
+		a.flip(c, n)
 	}
 }
 
@@ -424,14 +507,17 @@ func (a *Adapter) unflip(ea int32) int32 {
 	return k1
 }
 
-// trisect splits odd boundary face C = (a, b, c), boundary edge a→b, into
-// T0 = (a, p, c), T1 = (c, p, q), T2 = (b, c, q) with p, q at 1/3 and 2/3 of
-// a→b (Kobbelt's boundary rule; Bender & Deul fig. 3b).
+// trisect refines promoted boundary face P = (a, b, c), boundary edge
+// a→b, by splitting a→b at p = a+(b−a)/3 and q = a+2(b−a)/3 into odd
+// T0 = (c, a, p), T2 = (b, c, q) of generation g+1 and final M = (c, p, q)
+// of generation g+2 (the second of Kobbelt's boundary steps; Bender & Deul
+// fig. 3b), then flips T0 and T2 with their mates if those are split.
+// New positions, velocities and rest coordinates are linear along a→b.
 func (a *Adapter) trisect(f int32) {
 	m := a.m
 	t := m.Tris[f]
 	va, vb, vc := t[0], t[1], t[2]
-	nA, nB := m.Adj[f][1], m.Adj[f][2] // across b→c, c→a
+	nBC, nCA := m.Adj[f][1], m.Adj[f][2]
 	bits := m.Gen[f]
 	g := Generation(bits)
 	lerp := func(s float64) int32 {
@@ -443,23 +529,31 @@ func (a *Adapter) trisect(f int32) {
 	p := lerp(1.0 / 3)
 	q := lerp(2.0 / 3)
 	a.removeFace(f)
-	gen := withGen(bits, g+1)
-	t0 := a.addFace([3]int32{va, p, vc}, gen)
-	t1 := a.addFace([3]int32{vc, p, q}, gen)
-	t2 := a.addFace([3]int32{vb, vc, q}, gen)
-	m.Adj[t0] = [3]int32{-1, t1, nB}
-	m.Adj[t1] = [3]int32{t0, -1, t2}
-	m.Adj[t2] = [3]int32{nA, t1, -1}
-	a.relink(nB, va, vc, t0)
-	a.relink(nA, vc, vb, t2)
+	t0 := a.addFace([3]int32{vc, va, p}, withGen(bits, g+1))
+	mid := a.addFace([3]int32{vc, p, q}, withGen(bits, g+2))
+	t2 := a.addFace([3]int32{vb, vc, q}, withGen(bits, g+1))
+	m.Adj[t0] = [3]int32{nCA, -1, mid}
+	m.Adj[mid] = [3]int32{t0, -1, t2}
+	m.Adj[t2] = [3]int32{nBC, mid, -1}
+	a.relink(nCA, va, vc, t0)
+	a.relink(nBC, vc, vb, t2)
+	if nCA >= 0 {
+		a.flipOrPromote(t0, nCA)
+	}
+	if nBC >= 0 {
+		a.flipOrPromote(t2, nBC)
+	}
 }
 
 // Coarsen undoes the refinement that produced face f: for an odd face the
-// 3-to-1 join of f and its siblings (removing their centre); for an even
-// face the inverse flip (or inverse boundary trisection) followed by that
-// join. Faces of higher generation in the way are coarsened first, so that
-// adjacent faces still differ by at most one generation. It returns false,
-// changing nothing, for generation 0 or a dead face.
+// 3-to-1 join of f and its siblings (removing their centre) or, for T0 and
+// T2 of a boundary trisection, the merge of the trisection; for an even
+// face the inverse flip or the demotion of a promoted face followed by that
+// join, or for M the merge of its trisection. Each lowers f's place in the
+// hierarchy to the even generation below. Faces of higher generation in the
+// way are coarsened first, so that adjacent faces still differ by at most
+// one generation. It returns false, changing nothing, for generation 0 or
+// a dead face.
 func (a *Adapter) Coarsen(f int32) bool {
 	if f < 0 || int(f) >= len(a.m.Tris) || a.m.Tris[f][0] < 0 {
 		return false
@@ -469,9 +563,13 @@ func (a *Adapter) Coarsen(f int32) bool {
 		return false
 	}
 	if g%2 == 0 {
+		if a.trisectionRole(f) == 1 {
+			a.untrisect(f)
+			return true
+		}
 		f = a.coarsenEven(f)
 	}
-	a.join(f)
+	a.coarsenOdd(f)
 	return true
 }
 
@@ -488,44 +586,38 @@ func (a *Adapter) reduceAcross(f int32, i, k int) {
 	}
 }
 
-// coarsenStep lowers the generation at face f by one.
+// coarsenStep lowers the generation at face f by one (by two for M).
 func (a *Adapter) coarsenStep(f int32) {
-	if a.gen(f)%2 == 1 {
-		a.join(f)
-	} else {
+	switch {
+	case a.gen(f)%2 == 1:
+		a.coarsenOdd(f)
+	case a.trisectionRole(f) == 1:
+		a.untrisect(f)
+	default:
 		a.coarsenEven(f)
 	}
 }
 
-// coarsenEven undoes the flip or trisection that made even face f and
-// returns the odd face derived from f.
+// coarsenOdd lowers odd face f one generation: the merge of its boundary
+// trisection for T0 and T2, the 3-to-1 join for split children.
+func (a *Adapter) coarsenOdd(f int32) {
+	if a.trisectionRole(f) >= 0 {
+		a.untrisect(f)
+	} else {
+		a.join(f)
+	}
+}
+
+// coarsenEven undoes the flip or promotion that made even face f (not an
+// M) and returns the odd face derived from f.
 func (a *Adapter) coarsenEven(f int32) int32 {
 	m := a.m
 	e := a.gen(f)
-	if r := a.trisectionRole(f); r >= 0 {
-		var t0, t1, t2 int32
-		switch r {
-		case 0:
-			t0 = f
-			a.reduceAcross(t0, 1, e)
-			t1 = m.Adj[t0][1]
-			a.reduceAcross(t1, 2, e)
-			t2 = m.Adj[t1][2]
-		case 1:
-			t1 = f
-			a.reduceAcross(t1, 0, e)
-			a.reduceAcross(t1, 2, e)
-			t0, t2 = m.Adj[t1][0], m.Adj[t1][2]
-		default:
-			t2 = f
-			a.reduceAcross(t2, 1, e)
-			t1 = m.Adj[t2][1]
-			a.reduceAcross(t1, 0, e)
-			t0 = m.Adj[t1][0]
-		}
-		a.reduceAcross(t0, 2, e)
-		a.reduceAcross(t2, 0, e)
-		return a.untrisect(t0, t1, t2)
+	if a.promoted(f) {
+		a.reduceAcross(f, 1, e)
+		a.reduceAcross(f, 2, e)
+		a.setGen(f, e-1)
+		return f
 	}
 	a.reduceAcross(f, 1, e) // the flip partner's descendants
 	eb := m.Adj[f][1]
@@ -536,25 +628,37 @@ func (a *Adapter) coarsenEven(f int32) int32 {
 	return a.unflip(f)
 }
 
-func (a *Adapter) untrisect(t0, t1, t2 int32) int32 {
+// untrisect merges the boundary trisection T0, M, T2 that f belongs to
+// back into its promoted face P = (a, b, c) of generation g(M)−2 after
+// unflipping T0 and T2, and returns P. The faces across T0's and T2's
+// outer edges are then even faces of P's generation (their unsplit mates)
+// or, where two promoted siblings met at a corner of the boundary, odd
+// faces one generation above.
+func (a *Adapter) untrisect(f int32) int32 {
 	m := a.m
-	va, p, vc := m.Tris[t0][0], m.Tris[t0][1], m.Tris[t0][2]
-	q, vb := m.Tris[t1][2], m.Tris[t2][0]
-	if m.Tris[t1][0] != vc || m.Tris[t1][1] != p || m.Tris[t2][1] != vc || m.Tris[t2][2] != q {
-		panic(fmt.Sprintf("sim: faces %d, %d, %d are not a boundary trisection", t0, t1, t2))
+	mid := a.trisectionMid(f)
+	e := a.gen(mid) - 1 // generation of T0 and T2
+	a.reduceAcross(mid, 0, e)
+	a.reduceAcross(mid, 2, e)
+	t0, t2 := m.Adj[mid][0], m.Adj[mid][2]
+	tt0, tm, tt2 := m.Tris[t0], m.Tris[mid], m.Tris[t2]
+	vc, va, p := tt0[0], tt0[1], tt0[2]
+	q, vb := tm[2], tt2[0]
+	if a.gen(t0) != e || a.gen(t2) != e || tm[0] != vc || tm[1] != p || tt2[1] != vc || tt2[2] != q {
+		panic(fmt.Sprintf("sim: faces %d, %d, %d are not a boundary trisection", t0, mid, t2))
 	}
-	nB, nA := m.Adj[t0][2], m.Adj[t2][0]
+	nCA, nBC := m.Adj[t0][0], m.Adj[t2][0]
 	bits := m.Gen[t0]
 	a.removeFace(t0)
-	a.removeFace(t1)
+	a.removeFace(mid)
 	a.removeFace(t2)
 	a.removeVertex(p)
 	a.removeVertex(q)
-	c := a.addFace([3]int32{va, vb, vc}, withGen(bits, Generation(bits)-1))
-	m.Adj[c] = [3]int32{-1, nA, nB}
-	a.relink(nA, vc, vb, c)
-	a.relink(nB, va, vc, c)
-	return c
+	pf := a.addFace([3]int32{va, vb, vc}, withGen(bits, e-1))
+	m.Adj[pf] = [3]int32{-1, nBC, nCA}
+	a.relink(nBC, vc, vb, pf)
+	a.relink(nCA, va, vc, pf)
+	return pf
 }
 
 // join performs the 3-to-1 join of odd face f and its two siblings after
@@ -601,20 +705,21 @@ func (a *Adapter) join(f int32) {
 	}
 }
 
-// removedVertex returns the vertex that Coarsen(f) removes with its final
-// 3-to-1 join (the centre of f's split), or −1 for a base face.
-func (a *Adapter) removedVertex(f int32) int32 {
+// coarsenCurv returns the largest |H| over the one-rings of the vertices
+// that Coarsen(f) removes: the centre of the final 3-to-1 join, or both
+// trisection vertices p and q for a face of a boundary trisection. It
+// returns 0 for a base face.
+func (a *Adapter) coarsenCurv(f int32, curv []float64) float64 {
+	m := a.m
 	g := a.gen(f)
-	switch {
+	switch r := a.trisectionRole(f); {
 	case g == 0:
-		return -1
-	case g%2 == 1:
-		return a.m.Tris[f][2]
+		return 0
+	case r >= 0:
+		mid := a.trisectionMid(f)
+		return math.Max(a.ringMax(mid, m.Tris[mid][1], curv), a.ringMax(mid, m.Tris[mid][2], curv))
 	}
-	if r := a.trisectionRole(f); r >= 0 {
-		return a.m.Tris[f][(r+2)%3]
-	}
-	return a.m.Tris[f][2]
+	return a.ringMax(f, m.Tris[f][2], curv)
 }
 
 // Adapt applies the curvature criterion of Bender & Deul §5 once over the
@@ -658,7 +763,7 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 		if g%2 == 0 {
 			back = g - 2
 		}
-		if g > gmax || a.ringMax(int32(f), a.removedVertex(int32(f)), curv) < limits.CoarsenFrac*lim(back) {
+		if g > gmax || a.coarsenCurv(int32(f), curv) < limits.CoarsenFrac*lim(back) {
 			a.cands = append(a.cands, faceCand{int32(f), a.faceVer[f]})
 		}
 	}

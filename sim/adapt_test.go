@@ -204,37 +204,76 @@ func checkInvariants(a *Adapter, b *baseInfo) error {
 				return fmt.Errorf("adjacent faces %d (g=%d) and %d (g=%d) differ by more than one generation", f, g, n, Generation(m.Gen[n]))
 			}
 		}
-		switch {
-		case g%2 == 1:
-			if mate := m.Adj[f][0]; mate >= 0 && Generation(m.Gen[mate]) != g-1 {
-				return fmt.Errorf("odd face %d (g=%d): mate %d has generation %d, want %d", f, g, mate, Generation(m.Gen[mate]), g-1)
-			}
-			s1, s2 := m.Adj[f][1], m.Adj[f][2]
-			if Generation(m.Gen[s1]) == g && Generation(m.Gen[s2]) == g {
-				bits := 0
-				for _, s := range []int32{int32(f), s1, s2} {
-					if m.Tris[s][2] != t[2] {
-						return fmt.Errorf("odd face %d: sibling %d does not share centre %d", f, s, t[2])
-					}
-					if m.Gen[s]&mateBit(g) != 0 {
-						bits++
-					}
-				}
-				if bits != 1 {
-					return fmt.Errorf("odd face %d: %d siblings carry the mate bit, want 1", f, bits)
-				}
-			}
-		case g > 0:
-			if r := a.trisectionRole(int32(f)); r < 0 {
-				p := m.Adj[f][1]
-				if Generation(m.Gen[p]) == g && (m.Adj[p][1] != int32(f) || m.Tris[p][1] != t[2] || m.Tris[p][2] != t[1]) {
-					return fmt.Errorf("flipped face %d: partner %d does not match", f, p)
-				}
-			}
+		if err := checkFaceRole(a, int32(f)); err != nil {
+			return err
 		}
 	}
 	if len(m.Tris) > b.peakTris || len(m.Pos) > b.peakVert {
 		return fmt.Errorf("slots grew beyond the peak live count: %d face slots (peak %d live), %d vertex slots (peak %d live)", len(m.Tris), b.peakTris, len(m.Pos), b.peakVert)
+	}
+	return nil
+}
+
+// checkFaceRole checks live face f against the conventions of its kind
+// (see adapt.go): split children and their siblings, flipped faces and
+// their partners, promoted boundary faces and boundary trisections.
+func checkFaceRole(a *Adapter, f int32) error {
+	m := a.m
+	t, adj := m.Tris[f], m.Adj[f]
+	g := Generation(m.Gen[f])
+	if g == 0 {
+		return nil
+	}
+	// Where a face of each kind may have a boundary edge.
+	bnd := [3]bool{adj[0] < 0, adj[1] < 0, adj[2] < 0}
+	switch r := a.trisectionRole(f); {
+	case g%4 == 1 && (bnd[1] || bnd[2]), g%4 == 2 && (bnd[1] || bnd[2]),
+		g%4 == 3 && bnd[0]:
+		return fmt.Errorf("face %d (g=%d, %v) has a boundary edge where its kind has none", f, g, adj)
+	case r == 0 || r == 2:
+		mid := a.trisectionMid(f)
+		tm := m.Tris[mid]
+		if a.trisectionRole(mid) != 1 || Generation(m.Gen[mid]) != g+1 ||
+			r == 0 && (tm[0] != t[0] || tm[1] != t[2] || m.Adj[mid][0] != f) ||
+			r == 2 && (tm[0] != t[1] || tm[2] != t[2] || m.Adj[mid][2] != f) {
+			return fmt.Errorf("trisection face %d (role %d, %v): middle face %d %v does not match", f, r, t, mid, tm)
+		}
+		if mate := adj[0]; mate < 0 || Generation(m.Gen[mate]) != g-1 {
+			return fmt.Errorf("trisection face %d (g=%d): mate %d is not an even face of generation %d", f, g, mate, g-1)
+		}
+	case r == 1:
+		for _, i := range []int{0, 2} {
+			n := adj[i]
+			if n >= 0 && Generation(m.Gen[n]) == g-1 && a.trisectionRole(n) != i {
+				return fmt.Errorf("trisection middle %d: odd face %d across edge %d is not its T%d", f, n, i, i)
+			}
+		}
+	case g%2 == 1:
+		if mate := adj[0]; mate >= 0 && Generation(m.Gen[mate]) != g-1 {
+			return fmt.Errorf("odd face %d (g=%d): mate %d has generation %d, want %d", f, g, mate, Generation(m.Gen[mate]), g-1)
+		}
+		s1, s2 := adj[1], adj[2]
+		if Generation(m.Gen[s1]) == g && Generation(m.Gen[s2]) == g {
+			bits := 0
+			for _, s := range []int32{f, s1, s2} {
+				if m.Tris[s][2] != t[2] {
+					return fmt.Errorf("odd face %d: sibling %d does not share centre %d", f, s, t[2])
+				}
+				if m.Gen[s]&mateBit(g) != 0 {
+					bits++
+				}
+			}
+			if bits != 1 {
+				return fmt.Errorf("odd face %d: %d siblings carry the mate bit, want 1", f, bits)
+			}
+		}
+	case a.promoted(f):
+		// A split child kept as it is: nothing more to match.
+	default:
+		p := adj[1]
+		if Generation(m.Gen[p]) == g && (m.Adj[p][1] != f || m.Tris[p][1] != t[2] || m.Tris[p][2] != t[1]) {
+			return fmt.Errorf("flipped face %d: partner %d does not match", f, p)
+		}
 	}
 	return nil
 }
@@ -338,8 +377,15 @@ func TestAdaptRandomInvariants(t *testing.T) {
 
 // minAngleBound is the asserted lower bound on rest angles under any
 // sequence of operations, as a function of the base mesh's smallest angle.
-// See TestAdaptMinAngle for the measured values it is set from.
-var minAngleBound = func(base float64) float64 { return base / 100 }
+// Measured (TestAdaptRandomInvariants, TestAdaptMinAngle): regular grids
+// keep 15–18° of their 45°, the jittered meshes fall to 0.87° from 24.1°
+// at random and to 0.98° from 25.3° by uniform refinement to g = 8, the
+// worst ratio being 1/28. Without vertex smoothing (Kobbelt's α_n = 0,
+// which keeps the potential energy from jumping) the √3 splits of an
+// irregular mesh keep thinning its worst angles with depth; the boundary
+// rule no longer adds slivers of its own (the previous rule, which
+// trisected the boundary at every step, took the grids down to 3.4°).
+var minAngleBound = func(base float64) float64 { return base / 30 }
 
 func coarsenAll(a *Adapter) {
 	for {

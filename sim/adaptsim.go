@@ -52,24 +52,20 @@ import (
 // MaxTris is a hard cap (TestAdaptLongRandomParams). Lowering MaxTris below
 // the current count stops refinement; it does not force coarsening.
 //
-// Full resolution and the paper's 22140: RefineUniform(6) on the curtain's
-// 820-triangle base mesh gives 25020 triangles, not 27·820 = 22140. Kobbelt's
-// boundary rule trisects a boundary edge every other √3 step, so boundary
-// faces lag the interior by one generation per step; the Adapter keeps
-// every pair of faces across an interior edge within one generation, boundary
-// faces included, so the boundary is trisected at every step and each base
-// boundary edge adds 36 triangles: F₆ = 27·F + 36·B (B = 80 boundary edges
-// here; F₄ = 9·F + 6·B). No staggered base mesh hits 22140 exactly under
-// this rule; the benchmark compares against the 25020-triangle mesh, which
-// is the base uniformly refined to g_max by the same scheme that adapts it.
-// The same rule makes boundary triangles thin: at g = 6 the curtain's rail
-// edges are 0.123 m/27 = 4.6 mm long against about 2.4 cm inside.
+// Full resolution and the paper's 22140: with Kobbelt's two-step boundary
+// rule (adapt.go) every √3 step triples the face count, boundary included,
+// so RefineUniform(6) on the curtain's 820-triangle base mesh gives
+// 27·820 = 22140 triangles, the mesh the benchmark compares against. Rail
+// edges are then 0.123 m/3 = 4.1 cm long, like the interior's, where the
+// earlier rule (trisect at every step) gave 25020 triangles with 4.6 mm
+// slivers along the rail.
 //
 // Minimum angle: refinement without smoothing shrinks angles with depth.
 // On the curtain the smallest rest angle goes from 19.5° (base) to 8.0°
 // (uniform g = 6; TestCurtainBaseMesh asserts ≥ 7°); over random refine and
 // coarsen sequences on jittered meshes the Adapter's tests measured 0.87°
-// (TestAdaptMinAngle asserts base/100). Angles come back exactly when the
+// from 24.1°, on regular grids 15° from 45° (minAngleBound in adapt_test.go
+// asserts base/30). Angles come back exactly when the
 // mesh coarsens.
 
 // MaxAdaptTriangles is the largest triangle budget AdaptParams accepts:
@@ -245,13 +241,12 @@ func (s *Sim) Adapt() AdaptStats {
 }
 
 // RefineUniform applies g/2 uniform √3 steps (Kobbelt 2000) to the whole
-// mesh. Each step triples the face count exactly: interior faces go up two
-// generations (1-to-3 split and flip), faces with a boundary edge one,
-// alternately by the split without flip and by the trisection of the
-// boundary edge (Bender & Deul fig. 3), so after step k interior faces
-// have generation 2k and boundary faces k. This is the
-// full-resolution mesh that adaptive refinement to g_max = g approximates:
-// g = 6 multiplies the face count by 27 (820 → 22140 for the curtain).
+// mesh: step k brings every face to generation 2k, interior faces by the
+// 1-to-3 split and flip, boundary faces alternately by the split with
+// promotion and by the trisection of the boundary edge (Bender & Deul
+// fig. 3; see adapt.go). Each step triples the face count exactly, so
+// g = 6 multiplies it by 27 (820 → 22140 for the curtain): the
+// full-resolution mesh that adaptive refinement to g_max = g approximates.
 // Pins are extended to new boundary vertices as in adaptation. It returns
 // an error for an odd or out-of-range g.
 func (s *Sim) RefineUniform(g int) error {
@@ -265,21 +260,11 @@ func (s *Sim) RefineUniform(g int) error {
 	m := s.Mesh
 	s.snapshotForAdapt()
 	a.ResetChanges()
-	// Step k brings faces without a boundary edge to generation 2k and
-	// faces with one to generation k: a boundary face advances one
-	// generation per step, alternately split without flip and trisected.
 	for k := 1; k <= g/2; k++ {
 		for {
 			did := false
 			for f, t := range m.Tris {
-				if t[0] < 0 {
-					continue
-				}
-				target := 2 * k
-				if adj := m.Adj[f]; adj[0] < 0 || adj[1] < 0 || adj[2] < 0 {
-					target = k
-				}
-				if Generation(m.Gen[f]) < target && a.Refine(int32(f)) {
+				if t[0] >= 0 && Generation(m.Gen[f]) < 2*k && a.Refine(int32(f)) {
 					did = true
 				}
 			}

@@ -37,7 +37,7 @@ func ExampleSim_SetAdaptParams() {
 	fmt.Println(adaptive.SetAdaptParams(p), adaptive.AdaptParams().Interval)
 	// Output:
 	// base: 820 triangles, 0.4428 kg
-	// full resolution: 25020 triangles, 0.4428 kg
+	// full resolution: 22140 triangles, 0.4428 kg
 	// adaptivity: coarsening fraction must be in (0, 1), got 1.5
 	// <nil> 5
 }

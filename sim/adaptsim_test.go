@@ -145,11 +145,9 @@ func TestCurtainBaseMesh(t *testing.T) {
 	} else {
 		t.Logf("min rest angle: base %.2f°, g=6 %.2f°", base, got)
 	}
-	// Interior faces triple per √3 step; with this Adapter the boundary
-	// faces keep within one generation of their neighbours, so each step
-	// also trisects the boundary: F₆ = 27·F + 36·B (see the report in
-	// adaptsim.go), 22140 + 2880 for the curtain.
-	if got, want := m.NumTris(), 27*820+36*80; got != want {
+	// Every √3 step triples the faces, the boundary included (Kobbelt's
+	// two-step boundary rule): the paper's 22140.
+	if got, want := m.NumTris(), 27*820; got != want {
 		t.Errorf("after RefineUniform(6): faces got=%d, want=%d", got, want)
 	}
 	if got, want := s.TotalMass(), DefaultParams().Density*2.46*1.8; math.Abs(got-want) > 1e-12*want {
@@ -388,8 +386,12 @@ func drapedSheet(t testing.TB, full int) *Sim {
 // TestAdaptiveDrapeMatchesFull lets a sheet settle into folds three ways:
 // on the base mesh, adaptively (g_max = 4) and uniformly refined to g = 4,
 // and compares the rest shapes through the base vertices, which all three
-// share. The adaptive shape must be much closer to the full-resolution one
-// than the base mesh's is (measured: 2.3 cm against 5.0 cm).
+// share. The adaptive run first adapts to the initial shape: the folds
+// this sheet settles into depend on its first steps (a 0.1 mm perturbation
+// of the start grows to 6 mm; 5 steps on the base mesh before refining
+// everything end 4 cm away from the full run). The adaptive shape must be
+// much closer to the full-resolution one than the base mesh's is
+// (measured: 1.4 cm against 2.8 cm with about 510 of 702 faces).
 func TestAdaptiveDrapeMatchesFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("settling three sheets takes 20 s under -race; the full run covers it (1–2 s)")
@@ -401,6 +403,7 @@ func TestAdaptiveDrapeMatchesFull(t *testing.T) {
 	if err := ad.SetAdaptParams(p); err != nil {
 		t.Fatal(err)
 	}
+	adaptToShape(ad)
 	// Base vertices keep their slots, which come first: 4 even rows of 7
 	// and 3 odd rows of 8.
 	const nbase = 7*4 + 8*3
@@ -413,23 +416,69 @@ func TestAdaptiveDrapeMatchesFull(t *testing.T) {
 		}
 		peak = max(peak, ad.Mesh.NumTris())
 	}
-	rms := func(s *Sim) float64 {
-		var e float64
-		for i := 0; i < nbase; i++ {
-			d := full.Mesh.Pos[i].Sub(s.Mesh.Pos[i])
-			e += d.Dot(d)
-		}
-		return math.Sqrt(e / nbase)
-	}
-	eAd, eCoarse := rms(ad), rms(coarse)
+	eAd, eCoarse := baseRMS(full, ad, nbase), baseRMS(full, coarse, nbase)
 	t.Logf("after %d steps: adaptive %d faces (peak %d), full %d, base %d; base-vertex RMS distance to the full run: adaptive %.3g m, base mesh %.3g m; max speed %.2g m/s",
 		steps, ad.Mesh.NumTris(), peak, full.Mesh.NumTris(), coarse.Mesh.NumTris(), eAd, eCoarse, full.MaxSpeed())
 	if peak <= coarse.Mesh.NumTris() {
 		t.Fatalf("the adaptive run never refined (peak %d faces)", peak)
 	}
-	if !(eAd < 0.6*eCoarse) {
-		t.Errorf("adaptive RMS distance %.3g m, want below 0.6 × the base mesh's %.3g m", eAd, eCoarse)
+	if !(eAd < 0.7*eCoarse) {
+		t.Errorf("adaptive RMS distance %.3g m, want below 0.7 × the base mesh's %.3g m", eAd, eCoarse)
 	}
+}
+
+// TestAdaptRefinedAtStartMatchesUniform refines a sheet everywhere by
+// adaptation before it moves; it must then follow the uniformly refined
+// sheet to the solver's tolerance (measured: 3·10⁻⁵ m at most over 400
+// steps), so the adaptive coupling adds nothing of its own: same masses,
+// elements, bending, pins.
+func TestAdaptRefinedAtStartMatchesUniform(t *testing.T) {
+	full, ad := drapedSheet(t, 4), drapedSheet(t, 0)
+	p := ad.AdaptParams()
+	p.Base, p.Max = 1e-9, 1e-8 // refine wherever the sheet is not flat
+	if err := ad.SetAdaptParams(p); err != nil {
+		t.Fatal(err)
+	}
+	adaptToShape(ad)
+	if got, want := ad.Mesh.NumTris(), full.Mesh.NumTris(); got != want {
+		t.Fatalf("faces got=%d, want=%d", got, want)
+	}
+	steps := 400
+	if testing.Short() {
+		steps = 50
+	}
+	worst := 0.0
+	for i := 0; i < steps; i++ {
+		for _, s := range []*Sim{full, ad} {
+			if _, err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		worst = max(worst, baseRMS(full, ad, 7*4+8*3))
+	}
+	t.Logf("worst base-vertex RMS distance over %d steps: %.3g m", steps, worst)
+	if worst > 1e-4 {
+		t.Errorf("adaptively refined sheet strays %.3g m from the uniform one, want ≤ 1e-4 m", worst)
+	}
+}
+
+// adaptToShape adapts s until its mesh stops changing (at most 32 times).
+func adaptToShape(s *Sim) {
+	for k := 0; k < 32; k++ {
+		if st := s.Adapt(); st.Refined == 0 && st.Coarsened == 0 {
+			return
+		}
+	}
+}
+
+// baseRMS returns the RMS distance between the first n vertices of a and b.
+func baseRMS(a, b *Sim, n int) float64 {
+	var e float64
+	for i := 0; i < n; i++ {
+		d := a.Mesh.Pos[i].Sub(b.Mesh.Pos[i])
+		e += d.Dot(d)
+	}
+	return math.Sqrt(e / float64(n))
 }
 
 // TestAdaptLongRandomParams changes the adaptive settings at random while
