@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,7 +98,7 @@ type Loop struct {
 	ws       sim.CurvatureWorkspace
 	curv     []float64
 	nrm      []sim.Vec3
-	absH     []float32
+	absH     []weighted
 }
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
@@ -380,7 +381,7 @@ func (l *Loop) fill(dst *Snapshot) {
 		dst.Normal = append(dst.Normal, float32(n.X), float32(n.Y), float32(n.Z))
 		h := float32(l.curv[i])
 		dst.Curv = append(dst.Curv, h)
-		l.absH = append(l.absH, float32(math.Abs(float64(h))))
+		l.absH = append(l.absH, weighted{float32(math.Abs(float64(h))), float32(s.Mass(i))})
 		for k := range 3 {
 			lo[k] = min(lo[k], pf[k])
 			hi[k] = max(hi[k], pf[k])
@@ -415,21 +416,38 @@ func (l *Loop) fill(dst *Snapshot) {
 		Iterations: l.last.Iterations, Residual: l.last.Residual,
 		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,
 		KineticEnergy: s.KineticEnergy(),
-		CurvAbsP98:    percentile(l.absH, 0.98),
+		CurvAbsP98:    weightedPercentile(l.absH, 0.98),
 		Paused:        l.paused, Finite: s.Finite(), Err: l.err,
 	}
 }
 
-// percentile returns the q-quantile (0 ≤ q ≤ 1) of x by sorting x in
-// place; 0 for an empty slice. NaNs sort first and so only matter when
-// most values are NaN.
-func percentile(x []float32, q float64) float32 {
+// weighted is a value and its weight, for weightedPercentile.
+type weighted struct{ v, w float32 }
+
+// weightedPercentile returns the smallest value of x at which the values
+// up to it carry at least the fraction q (0 ≤ q ≤ 1) of the total weight,
+// sorting x in place; 0 for an empty slice. The automatic colour range
+// weights each vertex's |H| by its mass (its share of the cloth's area):
+// an adaptive mesh puts most vertices where the curvature is high, and a
+// percentile over vertices would then describe the folds, not the cloth.
+// NaNs sort first and so only matter when they carry most of the weight.
+func weightedPercentile(x []weighted, q float64) float32 {
 	if len(x) == 0 {
 		return 0
 	}
-	slices.Sort(x)
-	k := int(math.Round(q * float64(len(x)-1)))
-	return x[max(0, min(k, len(x)-1))]
+	slices.SortFunc(x, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+	var total float64
+	for _, e := range x {
+		total += float64(e.w)
+	}
+	target, acc := q*total, 0.0
+	for _, e := range x {
+		acc += float64(e.w)
+		if acc >= target {
+			return e.v
+		}
+	}
+	return x[len(x)-1].v
 }
 
 // resize returns x with length n, reusing its storage when large enough.

@@ -263,22 +263,36 @@ func TestPacer(t *testing.T) {
 	}
 }
 
-// TestPercentile checks the quantile used by the automatic colour range.
-func TestPercentile(t *testing.T) {
-	x := make([]float32, 101)
+// TestWeightedPercentile checks the quantile used by the automatic colour
+// range: with equal weights it is the plain percentile; with weights, a
+// crowd of light vertices (a refined fold) does not decide it.
+func TestWeightedPercentile(t *testing.T) {
+	x := make([]weighted, 101)
 	for i := range x {
-		x[i] = float32(100 - i)
+		x[i] = weighted{float32(100 - i), 1}
 	}
 	for _, c := range []struct {
 		q    float64
 		want float32
 	}{{0, 0}, {0.5, 50}, {0.98, 98}, {1, 100}} {
-		if got := percentile(append([]float32(nil), x...), c.q); got != c.want {
-			t.Errorf("percentile(%v): got=%v, want=%v", c.q, got, c.want)
+		if got := weightedPercentile(append([]weighted(nil), x...), c.q); got != c.want {
+			t.Errorf("weightedPercentile(%v): got=%v, want=%v", c.q, got, c.want)
 		}
 	}
-	if got := percentile(nil, 0.5); got != 0 {
-		t.Errorf("percentile(empty): got=%v, want=0", got)
+	if got := weightedPercentile(nil, 0.5); got != 0 {
+		t.Errorf("weightedPercentile(empty): got=%v, want=0", got)
+	}
+	// 100 coarse vertices at |H| = 1 (weight 1 each) and 100 fine ones at
+	// |H| = 10 (weight 0.01): by count the 98th percentile is 10, by area 1.
+	var y []weighted
+	for i := 0; i < 100; i++ {
+		y = append(y, weighted{1, 1})
+	}
+	for i := 0; i < 100; i++ {
+		y = append(y, weighted{10, 0.01})
+	}
+	if got := weightedPercentile(y, 0.98); got != 1 {
+		t.Errorf("weightedPercentile(graded): got=%v, want=1", got)
 	}
 }
 
