@@ -5,14 +5,31 @@ import "math"
 // pcg holds the work vectors of the modified preconditioned conjugate
 // gradient method, reused from step to step.
 type pcg struct {
-	r, c, q, s []Vec3
-	pinv       []Mat3 // block-Jacobi preconditioner: inverse diagonal blocks
-	dot        partials
+	r, c, q []Vec3
+	s       []vec3f32 // preconditioned residual P⁻¹r, rounded to float32
+	pinv    []Mat3    // block-Jacobi preconditioner: inverse diagonal blocks
+	dot     partials
+}
+
+// vec3f32 is a Vec3 rounded to float32 and padded to 16 bytes, so that a
+// gathered vector is one aligned load away.
+type vec3f32 [4]float32
+
+// precondition sets s = P⁻¹·r rounded to float32, for the block pinv of
+// P⁻¹, and returns rᵀs. (Element by element: a whole-array store followed
+// by loads of its elements would stall store forwarding.)
+func precondition(s *vec3f32, pinv *Mat3, r Vec3) float64 {
+	x := float32(pinv[0]*r.X + pinv[1]*r.Y + pinv[2]*r.Z)
+	y := float32(pinv[3]*r.X + pinv[4]*r.Y + pinv[5]*r.Z)
+	z := float32(pinv[6]*r.X + pinv[7]*r.Y + pinv[8]*r.Z)
+	s[0], s[1], s[2] = x, y, z
+	return r.X*float64(x) + r.Y*float64(y) + r.Z*float64(z)
 }
 
 func (p *pcg) resize(n int) {
 	if cap(p.r) < n {
-		p.r, p.c, p.q, p.s = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+		p.r, p.c, p.q = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+		p.s = make([]vec3f32, n)
 		p.pinv = make([]Mat3, n)
 	}
 	p.r, p.c, p.q, p.s, p.pinv = p.r[:n], p.c[:n], p.q[:n], p.s[:n], p.pinv[:n]
@@ -57,6 +74,9 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 					w[r] = float32(v[r])
 				}
 			}
+			for k := a.oppPtr[i]; k < a.oppPtr[i+1]; k++ {
+				a.oppVal32[k] = float32(a.oppVal[k])
+			}
 		}
 		p.dot[k][0] = d0
 	})
@@ -81,13 +101,13 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 		var d float64
 		for i := lo; i < hi; i++ {
 			if fixed[i] {
-				r[i], s[i], c[i], q[i] = Vec3{}, Vec3{}, Vec3{}, Vec3{}
+				r[i], s[i], c[i], q[i] = Vec3{}, vec3f32{}, Vec3{}, Vec3{}
 				continue
 			}
-			r[i] = b[i].Sub(q[i]) // q = A·dv here
-			s[i] = pinv[i].MulVec(r[i])
+			ri := b[i].Sub(q[i]) // q = A·dv here
+			r[i] = ri
 			c[i], q[i] = Vec3{}, Vec3{}
-			d += r[i].Dot(s[i])
+			d += precondition(&s[i], &pinv[i], ri)
 		}
 		p.dot[k][0] = d
 	})
@@ -110,27 +130,27 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 			b0, b1 := a.rowPtr[i], a.rowPtr[i+1]
 			cols, vals := a.col[b0:b1], a.val32[b0:b1]
 			vals = vals[:len(cols)]
-			var x, y, z float64
+			var x, y, z float32
 			for j, cj := range cols {
-				bl := &vals[j]
-				v := s[cj]
-				x += float64(bl[0])*v.X + float64(bl[1])*v.Y + float64(bl[2])*v.Z
-				y += float64(bl[3])*v.X + float64(bl[4])*v.Y + float64(bl[5])*v.Z
-				z += float64(bl[6])*v.X + float64(bl[7])*v.Y + float64(bl[8])*v.Z
+				bl, v := &vals[j], &s[cj]
+				x += bl[0]*v[0] + bl[1]*v[1] + bl[2]*v[2]
+				y += bl[3]*v[0] + bl[4]*v[1] + bl[5]*v[2]
+				z += bl[6]*v[0] + bl[7]*v[1] + bl[8]*v[2]
 			}
 			o0, o1 := a.oppPtr[i], a.oppPtr[i+1]
-			ocols, ovals := a.oppCol[o0:o1], a.oppVal[o0:o1]
+			ocols, ovals := a.oppCol[o0:o1], a.oppVal32[o0:o1]
 			ovals = ovals[:len(ocols)]
 			for j, cj := range ocols {
-				w, v := ovals[j], s[cj]
-				x += w * v.X
-				y += w * v.Y
-				z += w * v.Z
+				w, v := ovals[j], &s[cj]
+				x += w * v[0]
+				y += w * v[1]
+				z += w * v[2]
 			}
-			qi := Vec3{x + beta*q[i].X, y + beta*q[i].Y, z + beta*q[i].Z}
-			ci := s[i].Add(c[i].Scale(beta))
-			q[i], c[i] = qi, ci
-			d += ci.Dot(qi)
+			qi, ci, si := &q[i], &c[i], &s[i]
+			qn := Vec3{float64(x) + beta*qi.X, float64(y) + beta*qi.Y, float64(z) + beta*qi.Z}
+			cn := Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
+			*qi, *ci = qn, cn
+			d += cn.Dot(qn)
 		}
 		p.dot[k][0] = d
 	}
@@ -141,9 +161,14 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 				continue
 			}
 			dv[i] = dv[i].Add(c[i].Scale(alpha))
-			r[i] = r[i].Sub(q[i].Scale(alpha))
-			s[i] = pinv[i].MulVec(r[i])
-			d += r[i].Dot(s[i])
+			ri := r[i].Sub(q[i].Scale(alpha))
+			r[i] = ri
+			m, si := &pinv[i], &s[i]
+			sx := float32(m[0]*ri.X + m[1]*ri.Y + m[2]*ri.Z)
+			sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
+			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
+			si[0], si[1], si[2] = sx, sy, sz
+			d += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
 		}
 		p.dot[k][0] = d
 	}
