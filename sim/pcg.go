@@ -7,8 +7,10 @@ import "math"
 type pcg struct {
 	r, c, q []Vec3
 	s       []vec3f32 // preconditioned residual P⁻¹r, rounded to float32
+	as      []vec3f32 // A·s, float32
 	pinv    []Mat3    // block-Jacobi preconditioner: inverse diagonal blocks
 	dot     partials
+	bad     [chunks]bool // a chunk of rows failed checkPattern
 }
 
 // vec3f32 is a Vec3 rounded to float32 and padded to 16 bytes, so that a
@@ -16,8 +18,9 @@ type pcg struct {
 type vec3f32 [4]float32
 
 // precondition sets s = P⁻¹·r rounded to float32, for the block pinv of
-// P⁻¹, and returns rᵀs. (Element by element: a whole-array store followed
-// by loads of its elements would stall store forwarding.)
+// P⁻¹, and returns rᵀs. s[3] stays zero. (Element by element: a
+// whole-array store followed by loads of its elements would stall store
+// forwarding.)
 func precondition(s *vec3f32, pinv *Mat3, r Vec3) float64 {
 	x := float32(pinv[0]*r.X + pinv[1]*r.Y + pinv[2]*r.Z)
 	y := float32(pinv[3]*r.X + pinv[4]*r.Y + pinv[5]*r.Z)
@@ -29,10 +32,10 @@ func precondition(s *vec3f32, pinv *Mat3, r Vec3) float64 {
 func (p *pcg) resize(n int) {
 	if cap(p.r) < n {
 		p.r, p.c, p.q = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
-		p.s = make([]vec3f32, n)
+		p.s, p.as = make([]vec3f32, n), make([]vec3f32, n)
 		p.pinv = make([]Mat3, n)
 	}
-	p.r, p.c, p.q, p.s, p.pinv = p.r[:n], p.c[:n], p.q[:n], p.s[:n], p.pinv[:n]
+	p.r, p.c, p.q, p.s, p.as, p.pinv = p.r[:n], p.c[:n], p.q[:n], p.s[:n], p.as[:n], p.pinv[:n]
 }
 
 // solve solves A·dv = b by the modified preconditioned conjugate gradient
@@ -47,18 +50,18 @@ func (p *pcg) resize(n int) {
 // preconditioned residual (0 when the filtered right-hand side is zero,
 // NaN when the system itself is not finite).
 //
-// The products A·c inside the loop read a float32 copy of the blocks: the
-// product streams the matrix from memory once per iteration and is bound
-// by memory bandwidth, so halving the bytes nearly halves its time, while
-// vectors and sums stay float64. Rounding A to 7 digits perturbs the
-// solution by far less than the default tolerance (1e-3); the residual is
-// recomputed against the float64 A once at the start.
+// The products A·s inside the loop read a float32 copy of the blocks and
+// s rounded to float32, and sum each row in float32 (blockRows32), while
+// the other vectors and all sums stay float64. Rounding A and s to 7
+// digits perturbs the solution by far less than the default tolerance
+// (1e-3); the residual is computed against the float64 A at the start.
 func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, maxIter int) (int, float64) {
 	n := a.n
 	p.resize(n)
-	r, c, q, s, pinv := p.r, p.c, p.q, p.s, p.pinv
+	r, c, q, s, as, pinv := p.r, p.c, p.q, p.s, p.as, p.pinv
 
 	forChunks(n, func(k, lo, hi int) {
+		p.bad[k] = !a.checkPattern(lo, hi)
 		var d0 float64
 		for i := lo; i < hi; i++ {
 			if fixed[i] {
@@ -80,6 +83,11 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 		}
 		p.dot[k][0] = d0
 	})
+	for _, bad := range p.bad {
+		if bad {
+			panic("sim: block system pattern is inconsistent")
+		}
+	}
 	delta0 := p.dot.sum()
 	if math.IsNaN(delta0) || math.IsInf(delta0, 0) {
 		return 0, math.NaN() // the caller reports the step as unstable
@@ -122,32 +130,14 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 	// nothing; they read alpha and beta as the loop sets them.
 	var alpha, beta float64
 	passA := func(k, lo, hi int) {
+		a.blockRows32(s, as, lo, hi)
 		var d float64
 		for i := lo; i < hi; i++ {
 			if fixed[i] {
 				continue // c, q, s stay zero: the filter S_i = 0
 			}
-			b0, b1 := a.rowPtr[i], a.rowPtr[i+1]
-			cols, vals := a.col[b0:b1], a.val32[b0:b1]
-			vals = vals[:len(cols)]
-			var x, y, z float32
-			for j, cj := range cols {
-				bl, v := &vals[j], &s[cj]
-				x += bl[0]*v[0] + bl[1]*v[1] + bl[2]*v[2]
-				y += bl[3]*v[0] + bl[4]*v[1] + bl[5]*v[2]
-				z += bl[6]*v[0] + bl[7]*v[1] + bl[8]*v[2]
-			}
-			o0, o1 := a.oppPtr[i], a.oppPtr[i+1]
-			ocols, ovals := a.oppCol[o0:o1], a.oppVal32[o0:o1]
-			ovals = ovals[:len(ocols)]
-			for j, cj := range ocols {
-				w, v := ovals[j], &s[cj]
-				x += w * v[0]
-				y += w * v[1]
-				z += w * v[2]
-			}
-			qi, ci, si := &q[i], &c[i], &s[i]
-			qn := Vec3{float64(x) + beta*qi.X, float64(y) + beta*qi.Y, float64(z) + beta*qi.Z}
+			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
+			qn := Vec3{float64(ai[0]) + beta*qi.X, float64(ai[1]) + beta*qi.Y, float64(ai[2]) + beta*qi.Z}
 			cn := Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
 			*qi, *ci = qn, cn
 			d += cn.Dot(qn)
