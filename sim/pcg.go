@@ -131,9 +131,13 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 	var alpha, beta float64
 	passA := func(k, lo, hi int) {
 		a.blockRows32(s, as, lo, hi)
+		// Rows lo..hi-1 resliced to one length, so the loop runs free of
+		// bounds checks.
+		fx, as, q, c, s := fixed[lo:hi], as[lo:hi], q[lo:hi], c[lo:hi], s[lo:hi]
+		as, q, c, s = as[:len(fx)], q[:len(fx)], c[:len(fx)], s[:len(fx)]
 		var d float64
-		for i := lo; i < hi; i++ {
-			if fixed[i] {
+		for i := range fx {
+			if fx[i] {
 				continue // c, q, s stay zero: the filter S_i = 0
 			}
 			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
@@ -145,9 +149,11 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 		p.dot[k][0] = d
 	}
 	passB := func(k, lo, hi int) {
+		fx, dv, r, c, q, s, pinv := fixed[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], pinv[lo:hi]
+		dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
 		var d float64
-		for i := lo; i < hi; i++ {
-			if fixed[i] {
+		for i := range fx {
+			if fx[i] {
 				continue
 			}
 			dv[i] = dv[i].Add(c[i].Scale(alpha))
