@@ -14,7 +14,7 @@ type pcg struct {
 }
 
 // vec3f32 is a Vec3 rounded to float32 and padded to 16 bytes, so that a
-// gathered vector is one aligned load away.
+// gathered vector is a single 16-byte load.
 type vec3f32 [4]float32
 
 // precondition sets s = P⁻¹·r rounded to float32, for the block pinv of
