@@ -181,7 +181,8 @@ func systemsEqual(a, b *blockSystem) string {
 		return "cornerPtr"
 	case !slices.Equal(a.corners, b.corners):
 		return "corners"
-	case len(a.val) != len(b.val) || len(a.val32) != len(b.val32) || len(a.oppVal) != len(b.oppVal):
+	case len(a.val) != len(b.val) || len(a.val32) != len(b.val32) || len(a.oppVal) != len(b.oppVal) ||
+		len(a.oppVal32) != len(b.oppVal32):
 		return "value arrays"
 	}
 	return ""

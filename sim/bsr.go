@@ -23,7 +23,6 @@ type blockSystem struct {
 	col    []int32
 	diag   []int32
 	val    []Mat3
-	val32  [][9]float32 // val rounded to float32 for the PCG products (see pcg.solve)
 
 	// qsum[k] is Σ of the bending Hessian entries Q_e,ij (without k_b) of
 	// all edges whose stencil pair (i, j) falls on block k.
@@ -35,6 +34,11 @@ type blockSystem struct {
 	oppCol []int32
 	oppQ   []float64
 	oppVal []float64
+
+	// val32 and oppVal32 are val and oppVal rounded to float32 for the
+	// PCG products (see pcg.solve), refreshed at the start of each solve.
+	val32    [][9]float32
+	oppVal32 []float32
 
 	// Block k gathers the element blocks elemK[c>>1] (transposed when
 	// c&1 == 1) for c in contrib[contribPtr[k]:contribPtr[k+1]].
@@ -90,6 +94,7 @@ func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
 	}
 	s.oppQ = make([]float64, len(s.oppCol))
 	s.oppVal = make([]float64, len(s.oppCol))
+	s.oppVal32 = make([]float32, len(s.oppCol))
 	s.col = make([]int32, s.rowPtr[n])
 	for i, row := range nbr {
 		copy(s.col[s.rowPtr[i]:], row)

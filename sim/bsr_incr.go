@@ -159,6 +159,7 @@ func packRows(s *blockSystem, rows []rowData) {
 	s.oppCol = growTo(s.oppCol, no)
 	s.oppQ = growTo(s.oppQ, no)
 	s.oppVal = growTo(s.oppVal, no)
+	s.oppVal32 = growTo(s.oppVal32, no)
 	s.corners = growTo(s.corners, nc)
 	forChunks(n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {

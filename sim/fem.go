@@ -193,19 +193,23 @@ func elementStiffness(er *elemRest, c *Mat3, g1, g2 Vec3, kg *[6]float64, scale 
 		ra := g1.Scale(k00).Add(g2.Scale(k01))
 		rb := g1.Scale(k10).Add(g2.Scale(k11))
 		w := &out[u]
-		w[0], w[1], w[2] = g1.X*ra.X+g2.X*rb.X, g1.X*ra.Y+g2.X*rb.Y, g1.X*ra.Z+g2.X*rb.Z
-		w[3], w[4], w[5] = g1.Y*ra.X+g2.Y*rb.X, g1.Y*ra.Y+g2.Y*rb.Y, g1.Y*ra.Z+g2.Y*rb.Z
-		w[6], w[7], w[8] = g1.Z*ra.X+g2.Z*rb.X, g1.Z*ra.Y+g2.Z*rb.Y, g1.Z*ra.Z+g2.Z*rb.Z
-		// kg·n̂n̂ᵀ
-		w[0] += kgs * n.X * n.X
-		w[1] += kgs * n.X * n.Y
-		w[2] += kgs * n.X * n.Z
-		w[3] += kgs * n.Y * n.X
-		w[4] += kgs * n.Y * n.Y
-		w[5] += kgs * n.Y * n.Z
-		w[6] += kgs * n.Z * n.X
-		w[7] += kgs * n.Z * n.Y
-		w[8] += kgs * n.Z * n.Z
+		w0, w1, w2 := g1.X*ra.X+g2.X*rb.X, g1.X*ra.Y+g2.X*rb.Y, g1.X*ra.Z+g2.X*rb.Z
+		w3, w4, w5 := g1.Y*ra.X+g2.Y*rb.X, g1.Y*ra.Y+g2.Y*rb.Y, g1.Y*ra.Z+g2.Y*rb.Z
+		w6, w7, w8 := g1.Z*ra.X+g2.Z*rb.X, g1.Z*ra.Y+g2.Z*rb.Y, g1.Z*ra.Z+g2.Z*rb.Z
+		if kgs != 0 {
+			// kg·n̂n̂ᵀ, row r: (kgs·n̂_r)·n̂ᵀ
+			kx, ky, kz := kgs*n.X, kgs*n.Y, kgs*n.Z
+			w0 += kx * n.X
+			w1 += kx * n.Y
+			w2 += kx * n.Z
+			w3 += ky * n.X
+			w4 += ky * n.Y
+			w5 += ky * n.Z
+			w6 += kz * n.X
+			w7 += kz * n.Y
+			w8 += kz * n.Z
+		}
+		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8] = w0, w1, w2, w3, w4, w5, w6, w7, w8
 	}
 }
 

@@ -5,17 +5,37 @@ import "math"
 // pcg holds the work vectors of the modified preconditioned conjugate
 // gradient method, reused from step to step.
 type pcg struct {
-	r, c, q, s []Vec3
-	pinv       []Mat3 // block-Jacobi preconditioner: inverse diagonal blocks
-	dot        partials
+	r, c, q []Vec3
+	s       []vec3f32 // preconditioned residual P⁻¹r, rounded to float32
+	as      []vec3f32 // A·s, float32
+	pinv    []Mat3    // block-Jacobi preconditioner: inverse diagonal blocks
+	dot     partials
+	bad     [chunks]bool // a chunk of rows failed checkPattern
+}
+
+// vec3f32 is a Vec3 rounded to float32 and padded to 16 bytes, so that a
+// gathered vector is a single 16-byte load.
+type vec3f32 [4]float32
+
+// precondition sets s = P⁻¹·r rounded to float32, for the block pinv of
+// P⁻¹, and returns rᵀs. s[3] stays zero. (Element by element: a
+// whole-array store followed by loads of its elements would stall store
+// forwarding.)
+func precondition(s *vec3f32, pinv *Mat3, r Vec3) float64 {
+	x := float32(pinv[0]*r.X + pinv[1]*r.Y + pinv[2]*r.Z)
+	y := float32(pinv[3]*r.X + pinv[4]*r.Y + pinv[5]*r.Z)
+	z := float32(pinv[6]*r.X + pinv[7]*r.Y + pinv[8]*r.Z)
+	s[0], s[1], s[2] = x, y, z
+	return r.X*float64(x) + r.Y*float64(y) + r.Z*float64(z)
 }
 
 func (p *pcg) resize(n int) {
 	if cap(p.r) < n {
-		p.r, p.c, p.q, p.s = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+		p.r, p.c, p.q = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+		p.s, p.as = make([]vec3f32, n), make([]vec3f32, n)
 		p.pinv = make([]Mat3, n)
 	}
-	p.r, p.c, p.q, p.s, p.pinv = p.r[:n], p.c[:n], p.q[:n], p.s[:n], p.pinv[:n]
+	p.r, p.c, p.q, p.s, p.as, p.pinv = p.r[:n], p.c[:n], p.q[:n], p.s[:n], p.as[:n], p.pinv[:n]
 }
 
 // solve solves A·dv = b by the modified preconditioned conjugate gradient
@@ -30,18 +50,18 @@ func (p *pcg) resize(n int) {
 // preconditioned residual (0 when the filtered right-hand side is zero,
 // NaN when the system itself is not finite).
 //
-// The products A·c inside the loop read a float32 copy of the blocks: the
-// product streams the matrix from memory once per iteration and is bound
-// by memory bandwidth, so halving the bytes nearly halves its time, while
-// vectors and sums stay float64. Rounding A to 7 digits perturbs the
-// solution by far less than the default tolerance (1e-3); the residual is
-// recomputed against the float64 A once at the start.
+// The products A·s inside the loop read a float32 copy of the blocks and
+// s rounded to float32, and sum each row in float32 (blockRows32), while
+// the other vectors and all sums stay float64. Rounding A and s to 7
+// digits perturbs the solution by far less than the default tolerance
+// (1e-3); the residual is computed against the float64 A at the start.
 func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, maxIter int) (int, float64) {
 	n := a.n
 	p.resize(n)
-	r, c, q, s, pinv := p.r, p.c, p.q, p.s, p.pinv
+	r, c, q, s, as, pinv := p.r, p.c, p.q, p.s, p.as, p.pinv
 
 	forChunks(n, func(k, lo, hi int) {
+		p.bad[k] = !a.checkPattern(lo, hi)
 		var d0 float64
 		for i := lo; i < hi; i++ {
 			if fixed[i] {
@@ -57,9 +77,17 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 					w[r] = float32(v[r])
 				}
 			}
+			for k := a.oppPtr[i]; k < a.oppPtr[i+1]; k++ {
+				a.oppVal32[k] = float32(a.oppVal[k])
+			}
 		}
 		p.dot[k][0] = d0
 	})
+	for _, bad := range p.bad {
+		if bad {
+			panic("sim: block system pattern is inconsistent")
+		}
+	}
 	delta0 := p.dot.sum()
 	if math.IsNaN(delta0) || math.IsInf(delta0, 0) {
 		return 0, math.NaN() // the caller reports the step as unstable
@@ -81,13 +109,13 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 		var d float64
 		for i := lo; i < hi; i++ {
 			if fixed[i] {
-				r[i], s[i], c[i], q[i] = Vec3{}, Vec3{}, Vec3{}, Vec3{}
+				r[i], s[i], c[i], q[i] = Vec3{}, vec3f32{}, Vec3{}, Vec3{}
 				continue
 			}
-			r[i] = b[i].Sub(q[i]) // q = A·dv here
-			s[i] = pinv[i].MulVec(r[i])
+			ri := b[i].Sub(q[i]) // q = A·dv here
+			r[i] = ri
 			c[i], q[i] = Vec3{}, Vec3{}
-			d += r[i].Dot(s[i])
+			d += precondition(&s[i], &pinv[i], ri)
 		}
 		p.dot[k][0] = d
 	})
@@ -102,48 +130,41 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 	// nothing; they read alpha and beta as the loop sets them.
 	var alpha, beta float64
 	passA := func(k, lo, hi int) {
+		a.blockRows32(s, as, lo, hi)
+		// Rows lo..hi-1 resliced to one length, so the loop runs free of
+		// bounds checks.
+		fx, as, q, c, s := fixed[lo:hi], as[lo:hi], q[lo:hi], c[lo:hi], s[lo:hi]
+		as, q, c, s = as[:len(fx)], q[:len(fx)], c[:len(fx)], s[:len(fx)]
 		var d float64
-		for i := lo; i < hi; i++ {
-			if fixed[i] {
+		for i := range fx {
+			if fx[i] {
 				continue // c, q, s stay zero: the filter S_i = 0
 			}
-			b0, b1 := a.rowPtr[i], a.rowPtr[i+1]
-			cols, vals := a.col[b0:b1], a.val32[b0:b1]
-			vals = vals[:len(cols)]
-			var x, y, z float64
-			for j, cj := range cols {
-				bl := &vals[j]
-				v := s[cj]
-				x += float64(bl[0])*v.X + float64(bl[1])*v.Y + float64(bl[2])*v.Z
-				y += float64(bl[3])*v.X + float64(bl[4])*v.Y + float64(bl[5])*v.Z
-				z += float64(bl[6])*v.X + float64(bl[7])*v.Y + float64(bl[8])*v.Z
-			}
-			o0, o1 := a.oppPtr[i], a.oppPtr[i+1]
-			ocols, ovals := a.oppCol[o0:o1], a.oppVal[o0:o1]
-			ovals = ovals[:len(ocols)]
-			for j, cj := range ocols {
-				w, v := ovals[j], s[cj]
-				x += w * v.X
-				y += w * v.Y
-				z += w * v.Z
-			}
-			qi := Vec3{x + beta*q[i].X, y + beta*q[i].Y, z + beta*q[i].Z}
-			ci := s[i].Add(c[i].Scale(beta))
-			q[i], c[i] = qi, ci
-			d += ci.Dot(qi)
+			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
+			qn := Vec3{float64(ai[0]) + beta*qi.X, float64(ai[1]) + beta*qi.Y, float64(ai[2]) + beta*qi.Z}
+			cn := Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
+			*qi, *ci = qn, cn
+			d += cn.Dot(qn)
 		}
 		p.dot[k][0] = d
 	}
 	passB := func(k, lo, hi int) {
+		fx, dv, r, c, q, s, pinv := fixed[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], pinv[lo:hi]
+		dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
 		var d float64
-		for i := lo; i < hi; i++ {
-			if fixed[i] {
+		for i := range fx {
+			if fx[i] {
 				continue
 			}
 			dv[i] = dv[i].Add(c[i].Scale(alpha))
-			r[i] = r[i].Sub(q[i].Scale(alpha))
-			s[i] = pinv[i].MulVec(r[i])
-			d += r[i].Dot(s[i])
+			ri := r[i].Sub(q[i].Scale(alpha))
+			r[i] = ri
+			m, si := &pinv[i], &s[i]
+			sx := float32(m[0]*ri.X + m[1]*ri.Y + m[2]*ri.Z)
+			sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
+			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
+			si[0], si[1], si[2] = sx, sy, sz
+			d += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
 		}
 		p.dot[k][0] = d
 	}

@@ -486,37 +486,46 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			yi := m.Pos[i].Add(m.Vel[i].Scale(vScale))
 			var fb Vec3 // k_b·(Q·y)_i, using Σ_j Q_ij = 0
 			for k := sys.rowPtr[i]; k < sys.rowPtr[i+1]; k++ {
-				var b Mat3
+				// The block's entries are kept in locals, which stay in
+				// registers (an array indexed in a loop lives in memory).
+				var b0, b1, b2, b3, b4, b5, b6, b7, b8 float64
 				for _, ct := range sys.contrib[sys.contribPtr[k]:sys.contribPtr[k+1]] {
 					e := &s.elemK[ct>>1]
 					if ct&1 == 0 {
-						for r := range b {
-							b[r] += e[r]
-						}
+						b0 += e[0]
+						b1 += e[1]
+						b2 += e[2]
+						b3 += e[3]
+						b4 += e[4]
+						b5 += e[5]
+						b6 += e[6]
+						b7 += e[7]
+						b8 += e[8]
 					} else {
-						b[0] += e[0]
-						b[1] += e[3]
-						b[2] += e[6]
-						b[3] += e[1]
-						b[4] += e[4]
-						b[5] += e[7]
-						b[6] += e[2]
-						b[7] += e[5]
-						b[8] += e[8]
+						b0 += e[0]
+						b1 += e[3]
+						b2 += e[6]
+						b3 += e[1]
+						b4 += e[4]
+						b5 += e[7]
+						b6 += e[2]
+						b7 += e[5]
+						b8 += e[8]
 					}
 				}
 				if q := kb * sys.qsum[k]; q != 0 {
 					d := kScale * q
-					b[0] += d
-					b[4] += d
-					b[8] += d
+					b0 += d
+					b4 += d
+					b8 += d
 					if withRHS {
 						j := sys.col[k]
 						yj := m.Pos[j].Add(m.Vel[j].Scale(vScale))
 						fb = fb.Add(yj.Sub(yi).Scale(q))
 					}
 				}
-				sys.val[k] = b
+				v := &sys.val[k]
+				v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] = b0, b1, b2, b3, b4, b5, b6, b7, b8
 			}
 			for k := sys.oppPtr[i]; k < sys.oppPtr[i+1]; k++ {
 				q := kb * sys.oppQ[k]
