@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestForChunks checks that every index is visited exactly once, with the
+// pieces forChunks promises, when the workers are polling (calls back to
+// back) and when they have parked (a pause longer than spinFor between
+// calls), on 1 to 4 goroutines.
+func TestForChunks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 31, 32, 33, 1000, 12345} {
+			seen := make([]int32, n)
+			var pieces [chunks][2]int
+			fn := func(k, lo, hi int) {
+				pieces[k] = [2]int{lo, hi}
+				for i := lo; i < hi; i++ {
+					seen[i]++
+				}
+			}
+			for rep := 0; rep < 50; rep++ {
+				if rep%10 == 9 {
+					time.Sleep(2 * spinFor)
+				}
+				clear(seen)
+				forChunks(n, fn)
+				for i, c := range seen {
+					if c != 1 {
+						t.Fatalf("GOMAXPROCS=%d n=%d: index %d visited %d times", procs, n, i, c)
+					}
+				}
+				for k, p := range pieces {
+					if want := [2]int{k * n / chunks, (k + 1) * n / chunks}; p != want {
+						t.Fatalf("GOMAXPROCS=%d n=%d: piece %d got=%v, want=%v", procs, n, k, p, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkForChunks measures the cost of one parallel pass that does
+// almost nothing: the synchronisation that every PCG pass pays.
+func BenchmarkForChunks(b *testing.B) {
+	var sink [chunks][8]int
+	fn := func(k, lo, hi int) { sink[k][0] += hi - lo }
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		forChunks(4096, fn)
+	}
+}
