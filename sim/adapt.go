@@ -146,6 +146,7 @@ type Adapter struct {
 	ch                 Changes
 
 	cands []faceCand
+	ring  []float64 // ringMaxes: max |H| over each vertex's closed one-ring
 }
 
 type faceCand struct {
@@ -708,8 +709,8 @@ func (a *Adapter) join(f int32) {
 // coarsenCurv returns the largest |H| over the one-rings of the vertices
 // that Coarsen(f) removes: the centre of the final 3-to-1 join, or both
 // trisection vertices p and q for a face of a boundary trisection. It
-// returns 0 for a base face.
-func (a *Adapter) coarsenCurv(f int32, curv []float64) float64 {
+// returns 0 for a base face. ring holds ringMaxes' result.
+func (a *Adapter) coarsenCurv(f int32, ring []float64) float64 {
 	m := a.m
 	g := a.gen(f)
 	switch r := a.trisectionRole(f); {
@@ -717,9 +718,27 @@ func (a *Adapter) coarsenCurv(f int32, curv []float64) float64 {
 		return 0
 	case r >= 0:
 		mid := a.trisectionMid(f)
-		return math.Max(a.ringMax(mid, m.Tris[mid][1], curv), a.ringMax(mid, m.Tris[mid][2], curv))
+		return math.Max(ring[m.Tris[mid][1]], ring[m.Tris[mid][2]])
 	}
-	return a.ringMax(f, m.Tris[f][2], curv)
+	return ring[m.Tris[f][2]]
+}
+
+// ringMaxes sets a.ring[v] to max |curv| over vertex v and its one-ring
+// (every vertex that shares a face with v), in one pass over the faces.
+func (a *Adapter) ringMaxes(curv []float64) []float64 {
+	m := a.m
+	a.ring = growTo(a.ring, len(m.Pos))
+	clear(a.ring)
+	for _, t := range m.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		h := math.Max(math.Abs(curv[t[0]]), math.Max(math.Abs(curv[t[1]]), math.Abs(curv[t[2]])))
+		for _, v := range t {
+			a.ring[v] = math.Max(a.ring[v], h)
+		}
+	}
+	return a.ring
 }
 
 // Adapt applies the curvature criterion of Bender & Deul §5 once over the
@@ -750,6 +769,7 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 	gmax := min(limits.GMax, a.gmax)
 	lim := func(g int) float64 { return RefinementLimit(g, limits.GMax, limits.Base, limits.Max) }
 
+	ring := a.ringMaxes(curv)
 	a.cands = a.cands[:0]
 	for f := range m.Tris {
 		if m.Tris[f][0] < 0 {
@@ -763,7 +783,7 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 		if g%2 == 0 {
 			back = g - 2
 		}
-		if g > gmax || a.coarsenCurv(int32(f), curv) < limits.CoarsenFrac*lim(back) {
+		if g > gmax || a.coarsenCurv(int32(f), ring) < limits.CoarsenFrac*lim(back) {
 			a.cands = append(a.cands, faceCand{int32(f), a.faceVer[f]})
 		}
 	}
@@ -799,15 +819,4 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 	}
 	a.gmax = saved
 	return refined, coarsened
-}
-
-// ringMax returns max |curv| over vertex v and its one-ring; f is a face of v.
-func (a *Adapter) ringMax(f, v int32, curv []float64) float64 {
-	h := math.Abs(curv[v])
-	it := newFan(a.m, v, f)
-	for g, c, ok := it.next(); ok; g, c, ok = it.next() {
-		t := a.m.Tris[g]
-		h = math.Max(h, math.Max(math.Abs(curv[t[(c+1)%3]]), math.Abs(curv[t[(c+2)%3]])))
-	}
-	return h
 }
