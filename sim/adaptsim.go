@@ -37,10 +37,12 @@ import (
 // on the current surface, so refinement does not change the potential
 // energy of the membrane, and its velocity is interpolated.
 //
-// Costs: over the 20 s curtain (drape bench, 5272 triangles on average)
-// adaptation took 1.9 % of the step time with the default interval of 5;
-// one adaptation at 5000–12000 triangles takes about 3–15 ms, of which the
-// curvature is 1–2 ms. Before the block system was made incremental
+// Costs: over the 20 s curtain (drape bench, 4591 triangles on average)
+// adaptation took 4.0 % of the step time with the default interval of 5
+// (the steps themselves became three times faster since it was 1.9 %);
+// at the 11500-triangle peak one adaptation takes about 4 ms, mostly
+// serial topology work, with the curvature and the coarsening scan (one
+// pass over the faces) under 1 ms. Before the block system was made incremental
 // (bsr_incr.go), rebuilding it alone took 9–70 ms at 7900 triangles (other
 // jobs were running), several steps' worth, and the adaptation share was
 // 6.5–7.5 %.
