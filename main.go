@@ -266,6 +266,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Height, "height", o.Height, "window height `H` in screen units")
 	fs.Float64Var(&o.Speed, "speed", o.Speed, "real-time factor target `X`; 0 runs as fast as possible")
 	fs.BoolVar(&o.Paused, "paused", false, "start with the simulation paused")
+	fs.Float64Var(&o.PauseAt, "pause-at", 0, "pause the simulation once it reaches simulated time `T` seconds (0: never)")
 	msaa := fs.Int("msaa", 4, "multisample anti-aliasing `SAMPLES`; 0 turns it off")
 	fs.IntVar(&o.Frames, "frames", 0, "render `N` frames, then exit (0: run until the window is closed)")
 	fs.StringVar(&o.Screenshot, "screenshot", "", "with --frames, save the final frame as PNG `FILE`")
@@ -286,6 +287,8 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--screenshot needs --frames N"))
 	case o.Speed < 0:
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--speed must be non-negative, got %v", o.Speed))
+	case !(o.PauseAt >= 0) || math.IsInf(o.PauseAt, 0):
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--pause-at must be a non-negative number of seconds, got %v", o.PauseAt))
 	case !(o.RecordFPS > 0) || o.RecordFPS > 1000:
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--record-fps must be in (0, 1000], got %v", o.RecordFPS))
 	}

@@ -62,6 +62,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"bench", "--scene", "hanging"}, 1, `no "adapt" section`},
 		{[]string{"view", "--width", "0"}, 2, "--width and --height must be positive"},
 		{[]string{"view", "--screenshot", "x.png"}, 2, "--screenshot needs --frames N"},
+		{[]string{"view", "--pause-at", "-1"}, 2, "--pause-at must be a non-negative number of seconds"},
+		{[]string{"view", "--pause-at", "NaN"}, 2, "--pause-at must be a non-negative number of seconds"},
 		{[]string{"--scene", "nosuchscene", "--frames", "1"}, 1, `unknown scene "nosuchscene"`},
 	} {
 		code, _, stderr := runCLI(c.args...)

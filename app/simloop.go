@@ -60,6 +60,10 @@ type LoopOptions struct {
 	Scene  string  // scene name or file
 	Speed  float64 // real-time factor target; 0 means as fast as possible
 	Paused bool    // start paused
+	// PauseAt > 0 pauses the simulation once, after the first step that
+	// reaches this simulated time, s: a pose to look at or screenshot that
+	// does not depend on how fast the machine runs.
+	PauseAt float64
 	// Now is the clock used for pacing and rates; nil means time.Now.
 	// Tests inject a synthetic timeline.
 	Now func() time.Time
@@ -99,6 +103,10 @@ type Loop struct {
 	curv     []float64
 	nrm      []sim.Vec3
 	absH     []weighted
+
+	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
+	// (then 0, so that resuming runs on).
+	pauseAt float64
 }
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
@@ -110,6 +118,8 @@ func NewLoop(o LoopOptions) (*Loop, error) {
 		scenes: o.Scenes,
 		paused: o.Paused,
 		now:    o.Now,
+
+		pauseAt: o.PauseAt,
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -330,6 +340,9 @@ func (l *Loop) step() {
 		return
 	}
 	l.last = st
+	if l.pauseAt > 0 && l.s.Time >= l.pauseAt-l.params.Dt/2 {
+		l.paused, l.pauseAt = true, 0
+	}
 	l.rate.add(l.now(), l.s.Time)
 	l.publish(st.Total())
 }

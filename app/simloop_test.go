@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"drape/assets"
 	"drape/sim"
 )
 
@@ -206,6 +207,23 @@ func TestLoopUnstable(t *testing.T) {
 	if !s.Stats.Paused || s.Stats.Steps != 0 {
 		t.Errorf("after reset: got paused=%v steps=%d, want paused at step 0", s.Stats.Paused, s.Stats.Steps)
 	}
+}
+
+// TestLoopPauseAt: the simulation pauses itself once at the requested
+// simulated time, exactly on the step that reaches it, and runs on when
+// resumed.
+func TestLoopPauseAt(t *testing.T) {
+	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: "hanging", PauseAt: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runLoop(t, l)()
+	s := waitFor(t, l, "the pause", func(s *Snapshot) bool { return s.Stats.Paused })
+	if s.Stats.Steps != 20 || math.Abs(s.Stats.Time-0.1) > 1e-9 {
+		t.Errorf("paused at: got step %d, t=%v s, want step 20, t=0.1 s (Δt = 5 ms)", s.Stats.Steps, s.Stats.Time)
+	}
+	l.Send(Command{Kind: CmdSetPaused, Paused: false})
+	waitFor(t, l, "stepping on", func(s *Snapshot) bool { return s.Stats.Steps > 25 && !s.Stats.Paused })
 }
 
 // TestLoopBadScene: NewLoop reports a missing scene.

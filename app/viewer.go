@@ -35,6 +35,9 @@ type Options struct {
 	Height int     // window height, screen units
 	Speed  float64 // real-time factor target; 0 means as fast as possible
 	Paused bool    // start paused
+	// PauseAt > 0 pauses the simulation once when it reaches this
+	// simulated time, s (see LoopOptions.PauseAt).
+	PauseAt float64
 
 	Frames     int    // > 0: render this many frames, then exit (automation)
 	Screenshot string // with Frames: save the final frame as PNG here
@@ -78,7 +81,7 @@ func Run(o Options) error {
 		return fmt.Errorf("--screenshot needs --frames N")
 	}
 	// Fail on a bad scene before opening a window.
-	loop, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Speed: o.Speed, Paused: o.Paused})
+	loop, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Speed: o.Speed, Paused: o.Paused, PauseAt: o.PauseAt})
 	if err != nil {
 		return err
 	}
