@@ -287,6 +287,17 @@ func TestCLIBench(t *testing.T) {
 	if want := float64(9 * 54); full["avg_triangles"] != want || full["peak_triangles"] != want {
 		t.Errorf("full triangles got avg=%v peak=%v, want the base mesh uniformly refined to g_max (%v)", full["avg_triangles"], full["peak_triangles"], want)
 	}
+	// Triangles × PCG iterations, averaged: the full run has a fixed
+	// triangle count, so its figure is that count times its mean
+	// iterations; the work ratio is the quotient of the two runs'.
+	ad := got["adaptive"].(map[string]any)
+	fullWork, adWork := full["triangle_iterations_mean"].(float64), ad["triangle_iterations_mean"].(float64)
+	if want := 9 * 54 * full["pcg_iterations_mean"].(float64); math.Abs(fullWork-want) > 1e-9*want {
+		t.Errorf("full triangle_iterations_mean got=%v, want=%v", fullWork, want)
+	}
+	if got, want := got["work_ratio"].(float64), fullWork/adWork; !(adWork > 0) || math.Abs(got-want) > 1e-12*want {
+		t.Errorf("work_ratio got=%v, want full/adaptive = %v", got, want)
+	}
 	for _, f := range []string{"triangles.png", "ms_per_step.png"} {
 		fh, err := os.Open(filepath.Join(plots, f))
 		if err != nil {
