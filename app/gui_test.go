@@ -99,6 +99,23 @@ func TestViewNoDisplay(t *testing.T) {
 	}
 }
 
+// runViewer runs "drape view --state STATE ARGS" to the end (ARGS must
+// include --frames) and returns the state it wrote and its stderr.
+func runViewer(t *testing.T, state string, args ...string) (State, string) {
+	t.Helper()
+	cmd := exec.Command(viewerBinary(t), append([]string{"view", "--state", state}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("drape view: %v\n%s", err, stderr.String())
+	}
+	st, err := readState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, stderr.String()
+}
+
 // TestGUIScreenshot renders the default scene for a while and checks the
 // screenshot: the cloth is there and coloured by curvature, the panels are
 // drawn, and no OpenGL error happened.
@@ -110,19 +127,10 @@ func TestGUIScreenshot(t *testing.T) {
 	// so the pose does not depend on how fast this machine steps and
 	// draws: the sheet swings, and at some moments (t = 1.0 s, for one) it
 	// is edge-on to the camera.
-	cmd := exec.Command(viewerBinary(t), "view", "--scene", "hanging", "--frames", "90",
-		"--speed", "0", "--pause-at", "1.5", "--screenshot", shot, "--state", state)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("drape view: %v\n%s", err, stderr.String())
-	}
-	st, err := readState(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.GLErrors != 0 || strings.Contains(stderr.String(), "GL error") {
-		t.Errorf("OpenGL errors: got=%d (stderr %q), want=0", st.GLErrors, stderr.String())
+	st, stderr := runViewer(t, state, "--scene", "hanging", "--frames", "90",
+		"--speed", "0", "--pause-at", "1.5", "--screenshot", shot)
+	if st.GLErrors != 0 || strings.Contains(stderr, "GL error") {
+		t.Errorf("OpenGL errors: got=%d (stderr %q), want=0", st.GLErrors, stderr)
 	}
 	if !st.Finite || st.Steps != 300 || !st.Paused || st.Frames != 90 || len(st.Pins) != 2 {
 		t.Errorf("state: got finite=%v steps=%d paused=%v frames=%d pins=%d, want finite, 300 (paused at 1.5 s), 90, 2", st.Finite, st.Steps, st.Paused, st.Frames, len(st.Pins))
@@ -372,16 +380,7 @@ func TestGUIUnstable(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot, state := filepath.Join(dir, "view_unstable.png"), filepath.Join(dir, "view_unstable.json")
-	cmd := exec.Command(viewerBinary(t), "view", "--scene", scene, "--frames", "20", "--screenshot", shot, "--state", state, "--msaa", "0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("drape view: %v\n%s", err, stderr.String())
-	}
-	st, err := readState(state)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, _ := runViewer(t, state, "--scene", scene, "--frames", "20", "--screenshot", shot, "--msaa", "0")
 	if st.Finite || !st.Paused || st.Steps > 10 || !strings.Contains(st.Error, "unstable") || st.GLErrors != 0 {
 		t.Errorf("state: got finite=%v paused=%v steps=%d error=%q gl_errors=%d, want false, true, ≤ 10, an unstable message, 0",
 			st.Finite, st.Paused, st.Steps, st.Error, st.GLErrors)

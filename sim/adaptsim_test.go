@@ -25,13 +25,7 @@ func adaptiveSheet(t testing.TB, nx, ny int, gmax int) *Sim {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range m.Rest {
-		if r.Y == 1 && (r.X == 0 || r.X == 1) {
-			if err := s.Pin(int32(i), m.Pos[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	pinTopCorners(t, s)
 	p := DefaultAdaptParams()
 	p.Enabled = false
 	p.GMax = gmax
@@ -39,6 +33,19 @@ func adaptiveSheet(t testing.TB, nx, ny int, gmax int) *Sim {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// pinTopCorners pins the vertices at rest (0, 1) and (1, 1) where they are.
+func pinTopCorners(t testing.TB, s *Sim) {
+	t.Helper()
+	m := s.Mesh
+	for i, r := range m.Rest {
+		if r.Y == 1 && (r.X == 0 || r.X == 1) {
+			if err := s.Pin(int32(i), m.Pos[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // randomAdapt runs one adaptation driven by random curvature, so that
@@ -364,13 +371,7 @@ func drapedSheet(t testing.TB, full int) *Sim {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range m.Rest {
-		if r.Y == 1 && (r.X == 0 || r.X == 1) {
-			if err := s.Pin(int32(i), m.Pos[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	pinTopCorners(t, s)
 	ap := DefaultAdaptParams()
 	ap.Enabled, ap.GMax, ap.Base, ap.Max = false, 4, 1, 10
 	if err := s.SetAdaptParams(ap); err != nil {
