@@ -14,9 +14,10 @@ import (
 )
 
 // "drape bench": the comparison of Bender & Deul §7. A scene with an
-// "adapt" section runs twice in one process, first at full resolution (its
-// base mesh uniformly refined to g_max with the same √3 scheme, adaptivity
-// off) and then adaptively, and the two are compared step by step.
+// "adapt" section runs twice in one process, at full resolution (its base
+// mesh uniformly refined to g_max with the same √3 scheme, adaptivity off)
+// and adaptively, the two taking turns of benchBlock steps, and the two
+// are compared step by step.
 
 // benchOptions are the flags of "drape bench".
 type benchOptions struct {
@@ -100,42 +101,56 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 	if err := full.RefineUniform(scene.Adapt.GMax); err != nil {
 		return res, err
 	}
+	adaptive, err := scene.Build()
+	if err != nil {
+		return res, err
+	}
 	lo, hi := restBounds(full.Mesh)
 	res.Diagonal = hi.Sub(lo).Norm()
 	if o.progress != nil {
 		o.progress.update(0, 2*steps)
 	}
-	// Full-resolution positions at the matching times, live vertices only.
-	var snaps [][]sim.Vec3
-	res.Full = benchLoop(full, steps, o, 0, func(i int) {
-		if i%every == 0 {
-			snaps = append(snaps, livePositions(full.Mesh))
-		}
-	})
-	full = nil
-
-	adaptive, err := scene.Build()
-	if err != nil {
-		return res, err
-	}
+	// The two runs take turns, benchBlock steps each, so that both see
+	// the same machine: on a shared host the speed drifts by tens of
+	// per cent over seconds, and run one after the other the two halves
+	// of a speedup would be measured at different speeds.
+	fr, ar := newBenchSide(full, o.now), newBenchSide(adaptive, o.now)
+	var snaps [][]sim.Vec3 // full-resolution positions at this block's sample steps
 	var sumSq, worst float64
 	var count int
-	res.Adaptive = benchLoop(adaptive, steps, o, steps, func(i int) {
-		if i%every != 0 || i/every-1 >= len(snaps) {
-			return
+	for first := 1; first <= steps; first += benchBlock {
+		last := min(first+benchBlock-1, steps)
+		snaps = snaps[:0]
+		for i := first; i <= last && fr.step(); i++ {
+			if i%every == 0 {
+				snaps = append(snaps, livePositions(full.Mesh))
+			}
 		}
-		g := newTriGrid(adaptive.Mesh)
-		for _, p := range snaps[i/every-1] {
-			d := g.distance(p)
-			sumSq += d * d
-			worst = math.Max(worst, d)
-			count++
+		k := 0
+		for i := first; i <= last && ar.step(); i++ {
+			if i%every != 0 {
+				continue
+			}
+			if k < len(snaps) { // the full run reached step i
+				g := newTriGrid(adaptive.Mesh)
+				for _, p := range snaps[k] {
+					d := g.distance(p)
+					sumSq += d * d
+					worst = math.Max(worst, d)
+					count++
+				}
+				res.Samples++
+			}
+			k++
 		}
-		res.Samples++
-	})
+		if o.progress != nil {
+			o.progress.update(len(fr.rec.wall)+len(ar.rec.wall), 2*steps)
+		}
+	}
 	if o.progress != nil {
 		o.progress.done()
 	}
+	res.Full, res.Adaptive = fr.result(), ar.result()
 	if count > 0 && res.Diagonal > 0 {
 		res.ErrorRMSRel = math.Sqrt(sumSq/float64(count)) / res.Diagonal
 		res.ErrorMaxRel = worst / res.Diagonal
@@ -158,42 +173,65 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 	return res, errors.Join(errs...)
 }
 
-// benchLoop steps s up to steps times and returns the run's figures;
-// after(i) runs after step i (1-based), outside the timing. offset is
-// added to the progress count.
-func benchLoop(s *sim.Sim, steps int, o benchOptions, offset int, after func(i int)) benchRun {
-	var r benchRun
-	var rec recorder
-	var total, adapt time.Duration
-	var triSum, workSum float64
-	_, err := stepLoop(s, steps, o.now, &rec, func(i int) error {
-		n := s.Mesh.NumTris()
-		triSum += float64(n)
-		workSum += float64(n) * float64(rec.iters[i-1])
-		r.PeakTriangles = max(r.PeakTriangles, n)
-		r.times = append(r.times, s.Time)
-		r.tris = append(r.tris, n)
-		r.ms = append(r.ms, float64(rec.wall[i-1])/float64(time.Millisecond))
-		total += rec.wall[i-1]
-		adapt += rec.adapt[i-1]
-		after(i)
-		if o.progress != nil {
-			o.progress.update(offset+i, 2*steps)
-		}
-		return nil
-	})
-	r.Steps = len(rec.wall)
-	r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations = rec.summary()
-	if r.Steps > 0 {
-		r.AvgTriangles = triSum / float64(r.Steps)
-		r.TriIters = workSum / float64(r.Steps)
+// benchBlock is the number of steps each run takes in its turn.
+const benchBlock = 20
+
+// benchSide is one run of the comparison, stepped a turn at a time.
+type benchSide struct {
+	s             *sim.Sim
+	now           func() time.Time
+	rec           recorder
+	run           benchRun
+	total, adapt  time.Duration
+	triSum, works float64
+	err           error
+}
+
+func newBenchSide(s *sim.Sim, now func() time.Time) *benchSide {
+	return &benchSide{s: s, now: now}
+}
+
+// step takes one timed step and records it; it reports false, without
+// stepping, once a step has failed.
+func (b *benchSide) step() bool {
+	if b.err != nil {
+		return false
 	}
-	if total > 0 {
-		r.AdaptShare = float64(adapt) / float64(total)
-	}
-	r.Finite = s.Finite() && !errors.Is(err, sim.ErrUnstable)
+	t0 := b.now()
+	st, err := b.s.Step()
 	if err != nil {
-		r.Error = err.Error()
+		b.err = fmt.Errorf("step %d: %w", len(b.rec.wall)+1, err)
+		return false
+	}
+	wall := b.now().Sub(t0)
+	b.rec.add(wall, st)
+	n := b.s.Mesh.NumTris()
+	b.triSum += float64(n)
+	b.works += float64(n) * float64(st.Iterations)
+	b.run.PeakTriangles = max(b.run.PeakTriangles, n)
+	b.run.times = append(b.run.times, b.s.Time)
+	b.run.tris = append(b.run.tris, n)
+	b.run.ms = append(b.run.ms, float64(wall)/float64(time.Millisecond))
+	b.total += wall
+	b.adapt += st.Adapt
+	return true
+}
+
+// result returns the run's figures.
+func (b *benchSide) result() benchRun {
+	r := b.run
+	r.Steps = len(b.rec.wall)
+	r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations = b.rec.summary()
+	if r.Steps > 0 {
+		r.AvgTriangles = b.triSum / float64(r.Steps)
+		r.TriIters = b.works / float64(r.Steps)
+	}
+	if b.total > 0 {
+		r.AdaptShare = float64(b.adapt) / float64(b.total)
+	}
+	r.Finite = b.s.Finite() && !errors.Is(b.err, sim.ErrUnstable)
+	if b.err != nil {
+		r.Error = b.err.Error()
 	}
 	return r
 }

@@ -49,19 +49,25 @@ func main() {
 type command struct {
 	name, args, summary string
 	run                 func(args []string, stdout, stderr io.Writer) int
+	// headless commands never touch GLFW or GL, so they run on an
+	// unlocked main goroutine. Locked to its thread, the goroutine that
+	// drives the simulation's worker pool pays a thread hand-off whenever
+	// it waits or yields: "drape run" on the adaptive curtain took 8.9
+	// instead of 6.5 ms per step.
+	headless bool
 }
 
 // commands is the dispatch table. The viewer slots in here: replace the
 // "view" entry's run (and make plain "drape" call it, see run).
 var commands = []command{
-	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]", "simulate a scene without a window", cmdRun},
-	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord},
-	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7)", cmdBench},
-	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView},
+	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]", "simulate a scene without a window", cmdRun, true},
+	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
+	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7)", cmdBench, true},
+	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView, false},
 }
 
 func init() { // appended here because usage reads commands
-	commands = append(commands, command{"help", "", "print this help", func(_ []string, stdout, _ io.Writer) int { usage(stdout); return exitOK }})
+	commands = append(commands, command{"help", "", "print this help", func(_ []string, stdout, _ io.Writer) int { usage(stdout); return exitOK }, true})
 }
 
 // Exit codes.
@@ -84,6 +90,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
+			if c.headless {
+				runtime.UnlockOSThread()
+			}
 			return c.run(args[1:], stdout, stderr)
 		}
 	}

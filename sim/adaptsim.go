@@ -369,7 +369,7 @@ func (s *Sim) applyChanges(ch Changes) {
 // bending stencils changed and repacks it (bsr_incr.go). A row changes
 // when its vertex is on a new face (its fan changed) or on a face next to
 // one (an edge of its stencil has a new face on the other side); removed
-// vertices get an empty row. s.edges is not kept: only newBlockSystem
+// vertices get no row. s.edges is not kept: only newBlockSystem
 // reads it.
 func (s *Sim) updateSystem(ch Changes) {
 	m := s.Mesh
@@ -395,7 +395,7 @@ func (s *Sim) updateSystem(ch Changes) {
 			}
 		})
 		ad.rowsOK = true
-		packRows(s.sys, ad.rows)
+		packRows(s.sys, ad.rows, m.VertAlive)
 		return
 	}
 	ad.rows = growTo(ad.rows, nv)
@@ -432,7 +432,7 @@ func (s *Sim) updateSystem(ch Changes) {
 	for _, v := range list {
 		ad.dirty[v] = false
 	}
-	packRows(s.sys, ad.rows)
+	packRows(s.sys, ad.rows, m.VertAlive)
 }
 
 // updatePins keeps pins and the drag valid across a topology change.

@@ -166,6 +166,10 @@ func systemsEqual(a, b *blockSystem) string {
 	switch {
 	case a.n != b.n:
 		return "n"
+	case !slices.Equal(a.slot, b.slot):
+		return "slot"
+	case !slices.Equal(a.row, b.row):
+		return "row"
 	case !slices.Equal(a.rowPtr, b.rowPtr):
 		return "rowPtr"
 	case !slices.Equal(a.col, b.col):
@@ -210,6 +214,10 @@ func TestIncrementalSystemMatches(t *testing.T) {
 		full := newBlockSystem(s.Mesh, s.Mesh.InteriorEdges())
 		if d := systemsEqual(s.sys, full); d != "" {
 			t.Fatalf("adaptation %d (%d faces): incremental system differs from the full build in %s", k, s.Mesh.NumTris(), d)
+		}
+		// Rows are the live vertices alone, however many slots are free.
+		if s.sys.n != s.Mesh.NumVerts() {
+			t.Fatalf("adaptation %d: %d rows for %d live vertices in %d slots", k, s.sys.n, s.Mesh.NumVerts(), len(s.Mesh.Pos))
 		}
 	}
 }

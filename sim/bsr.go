@@ -7,18 +7,22 @@ import "sort"
 // precomputed element blocks row by row, so assembly runs in parallel over
 // rows without locks and adds in a fixed order (deterministic).
 //
-// Row i and column j are vertex slots. Row i's blocks are
-// val[rowPtr[i]:rowPtr[i+1]] with block columns col[...] in increasing
-// order; diag[i] is the index of its diagonal block. The pattern holds a
-// 3×3 block (i, j) when i and j share a face. Two vertices that only share
-// an interior edge's bending stencil (the vertices opposite the edge)
-// couple through the bending Hessian alone, which is a scalar times I₃
-// there: those pairs are kept as scalars, oppVal[oppPtr[i]:oppPtr[i+1]]
-// with columns oppCol[...], which almost halves the memory the
-// matrix-vector product streams. Free vertex slots have only a diagonal
-// block.
+// Rows and columns are the live vertices in slot order: row i is vertex
+// slot slot[i], and row[v] is the row of slot v (−1 for a free slot). An
+// adaptive mesh that has coarsened keeps the slots its peak needed, so
+// leaving the free ones out keeps every PCG pass to the live vertices.
+// Row i's blocks are val[rowPtr[i]:rowPtr[i+1]] with block columns
+// col[...] in increasing order; diag[i] is the index of its diagonal
+// block. The pattern holds a 3×3 block (i, j) when i and j share a face.
+// Two vertices that only share an interior edge's bending stencil (the
+// vertices opposite the edge) couple through the bending Hessian alone,
+// which is a scalar times I₃ there: those pairs are kept as scalars,
+// oppVal[oppPtr[i]:oppPtr[i+1]] with columns oppCol[...], which almost
+// halves the memory the matrix-vector product streams.
 type blockSystem struct {
 	n      int
+	slot   []int32 // row → vertex slot
+	row    []int32 // vertex slot → row, −1 for a free slot
 	rowPtr []int32
 	col    []int32
 	diag   []int32
@@ -45,21 +49,39 @@ type blockSystem struct {
 	contribPtr []int32
 	contrib    []int32
 
-	// Vertex i gathers the element nodal forces elemF[c] for c in
+	// Row i gathers the element nodal forces elemF[c] for c in
 	// corners[cornerPtr[i]:cornerPtr[i+1]] (c = 3·face + corner).
 	cornerPtr []int32
 	corners   []int32
 }
 
+// numberRows sets slot and row for the live vertices of alive and
+// returns their count.
+func (s *blockSystem) numberRows(alive []bool) int {
+	s.slot = s.slot[:0]
+	s.row = growTo(s.row, len(alive))
+	for v, ok := range alive {
+		s.row[v] = -1
+		if ok {
+			s.row[v] = int32(len(s.slot))
+			s.slot = append(s.slot, int32(v))
+		}
+	}
+	return len(s.slot)
+}
+
 // newBlockSystem builds the pattern and gather lists for the live faces of m
 // and the given interior edges (the bending stencils).
 func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
-	n := len(m.Pos)
+	s := &blockSystem{}
+	n := s.numberRows(m.VertAlive)
+	s.n = n
 	nbr := make([][]int32, n)
 	for i := range nbr {
 		nbr[i] = append(nbr[i], int32(i))
 	}
 	link := func(a, b int32) {
+		a, b = s.row[a], s.row[b]
 		nbr[a] = append(nbr[a], b)
 		nbr[b] = append(nbr[b], a)
 	}
@@ -71,7 +93,7 @@ func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
 		link(t[1], t[2])
 		link(t[2], t[0])
 	}
-	s := &blockSystem{n: n, rowPtr: make([]int32, n+1), diag: make([]int32, n), oppPtr: make([]int32, n+1)}
+	s.rowPtr, s.diag, s.oppPtr = make([]int32, n+1), make([]int32, n), make([]int32, n+1)
 	for i, row := range nbr {
 		nbr[i] = sortedUnique(row)
 		s.rowPtr[i+1] = s.rowPtr[i] + int32(len(nbr[i]))
@@ -79,9 +101,10 @@ func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
 	// Opposite-vertex pairs that do not already share a face.
 	opp := make([][]int32, n)
 	for _, e := range edges {
-		if !contains(nbr[e.V2], e.V3) {
-			opp[e.V2] = append(opp[e.V2], e.V3)
-			opp[e.V3] = append(opp[e.V3], e.V2)
+		a, b := s.row[e.V2], s.row[e.V3]
+		if !contains(nbr[a], b) {
+			opp[a] = append(opp[a], b)
+			opp[b] = append(opp[b], a)
 		}
 	}
 	for i, row := range opp {
@@ -112,10 +135,11 @@ func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
 		if t[0] < 0 {
 			continue
 		}
+		r := [3]int32{s.row[t[0]], s.row[t[1]], s.row[t[2]]}
 		for i := 0; i < 3; i++ {
-			s.cornerPtr[t[i]+1]++
+			s.cornerPtr[r[i]+1]++
 			for j := 0; j < 3; j++ {
-				s.contribPtr[s.find(t[i], t[j])+1]++
+				s.contribPtr[s.find(r[i], r[j])+1]++
 			}
 		}
 	}
@@ -133,11 +157,12 @@ func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
 		if t[0] < 0 {
 			continue
 		}
+		r := [3]int32{s.row[t[0]], s.row[t[1]], s.row[t[2]]}
 		for i := 0; i < 3; i++ {
-			s.corners[fillV[t[i]]] = int32(3*f + i)
-			fillV[t[i]]++
+			s.corners[fillV[r[i]]] = int32(3*f + i)
+			fillV[r[i]]++
 			for j := 0; j < 3; j++ {
-				k := s.find(t[i], t[j])
+				k := s.find(r[i], r[j])
 				c := int32(6*f+upperIndex[i][j]) << 1
 				if i > j {
 					c |= 1
@@ -148,7 +173,7 @@ func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
 		}
 	}
 	for _, e := range edges {
-		s.addEdge(m, e, 1)
+		s.addEdge(m, e)
 	}
 	return s
 }
@@ -196,27 +221,29 @@ func (s *blockSystem) find(i, j int32) int32 {
 	return lo + int32(k)
 }
 
-// addEdge adds sign times the bending Hessian of one interior edge to qsum
-// (sign = −1 removes it), so the adaptive mesh can update bending locally
-// (Bender & Deul §4.2: only edges with a changed adjacent face change).
-func (s *blockSystem) addEdge(m *Mesh, e Edge, sign float64) {
+// addEdge adds the bending Hessian of one interior edge to qsum and oppQ.
+func (s *blockSystem) addEdge(m *Mesh, e Edge) {
 	st := e.stencil()
 	q := edgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
+	var r [4]int32
+	for i, v := range st {
+		r[i] = s.row[v]
+	}
 	for i := 0; i < 4; i++ {
 		for j := 0; j < 4; j++ {
-			v := sign * q[qIndex[i][j]]
+			v := q[qIndex[i][j]]
 			if (i+j == 5) && i != j { // (2,3) or (3,2): the opposite vertices
-				if k := s.findOpp(st[i], st[j]); k >= 0 {
+				if k := s.findOpp(r[i], r[j]); k >= 0 {
 					s.oppQ[k] += v
 					continue
 				}
 			}
-			s.qsum[s.find(st[i], st[j])] += v
+			s.qsum[s.find(r[i], r[j])] += v
 		}
 	}
 }
 
-// mulVec sets y = A·x.
+// mulVec sets y = A·x, both indexed by row.
 func (s *blockSystem) mulVec(y, x []Vec3) {
 	forChunks(s.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -34,7 +34,8 @@ type rowData struct {
 type rowContrib struct{ col, code int32 }
 
 // compute fills the row of vertex i from its fan, starting at face f0 of
-// i; a dead slot (f0 < 0) gets only a diagonal block.
+// i; a dead slot (f0 < 0) gets only a diagonal block (packRows leaves
+// dead slots out).
 func (r *rowData) compute(m *Mesh, i, f0 int32) {
 	r.cols = append(r.cols[:0], i)
 	r.tmp = r.tmp[:0]
@@ -130,17 +131,18 @@ func (r *rowData) addOpp(j int32, v float64) {
 }
 
 // packRows fills s (reusing its arrays where they are large enough) from
-// rows[0:n].
-func packRows(s *blockSystem, rows []rowData) {
-	n := len(rows)
+// the rows of the live slots (alive) among rows[0:len(alive)], renumbering
+// the columns from slots to rows.
+func packRows(s *blockSystem, rows []rowData, alive []bool) {
+	n := s.numberRows(alive)
 	s.n = n
 	s.rowPtr = growTo(s.rowPtr, n+1)
 	s.oppPtr = growTo(s.oppPtr, n+1)
 	s.cornerPtr = growTo(s.cornerPtr, n+1)
 	s.diag = growTo(s.diag, n)
 	nb, no, nc, nk := 0, 0, 0, 0
-	for i := range rows {
-		r := &rows[i]
+	for i, v := range s.slot {
+		r := &rows[v]
 		s.rowPtr[i] = int32(nb)
 		s.oppPtr[i] = int32(no)
 		s.cornerPtr[i] = int32(nc)
@@ -163,24 +165,28 @@ func packRows(s *blockSystem, rows []rowData) {
 	s.corners = growTo(s.corners, nc)
 	forChunks(n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			r := &rows[i]
+			v := s.slot[i]
+			r := &rows[v]
 			b := s.rowPtr[i]
-			copy(s.col[b:], r.cols)
-			copy(s.qsum[b:], r.qsum)
-			for k := range r.cols {
-				if r.cols[k] == int32(i) {
+			for k, j := range r.cols {
+				s.col[b+int32(k)] = s.row[j]
+				if j == v {
 					s.diag[i] = b + int32(k)
 				}
 			}
-			copy(s.oppCol[s.oppPtr[i]:], r.oppCol)
-			copy(s.oppQ[s.oppPtr[i]:], r.oppQ)
+			copy(s.qsum[b:], r.qsum)
+			o := s.oppPtr[i]
+			for k, j := range r.oppCol {
+				s.oppCol[o+int32(k)] = s.row[j]
+			}
+			copy(s.oppQ[o:], r.oppQ)
 			copy(s.corners[s.cornerPtr[i]:], r.corners)
 		}
 	})
 	// contribPtr is a running sum over all blocks: serial.
 	c := int32(0)
-	for i := range rows {
-		r := &rows[i]
+	for i, v := range s.slot {
+		r := &rows[v]
 		b := s.rowPtr[i]
 		for k := range r.cols {
 			s.contribPtr[b+int32(k)] = c + r.cptr[k]

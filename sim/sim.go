@@ -89,11 +89,15 @@ type Sim struct {
 
 	elemK []Mat3 // 6 upper blocks per face of (Δt²+Δt·α_K)·K_e^R
 	elemF []Vec3 // 3 per face: K_e^R·y + f_0,e and air drag, N
-	rhs   []Vec3
+	rhs   []Vec3 // per row of sys
 	dv    []Vec3
 	dvOld []Vec3 // Δv of the previous step, for the extrapolated warm start
 	z     []Vec3
 	dots  partials
+
+	// Δv, z and fixed gathered per row of sys for the solve.
+	rowDv, rowZ []Vec3
+	rowFixed    []bool
 
 	ad adaptState // adaptive refinement and coarsening (adaptsim.go)
 }
@@ -354,12 +358,25 @@ func (s *Sim) Step() (StepStats, error) {
 	// Warm start: Δv changes smoothly from step to step, so the linear
 	// extrapolation 2·Δv₋₁ − Δv₋₂ starts PCG closer than Δv₋₁ alone
 	// (measured on the curtain: 127 instead of 150 iterations per step).
-	for i := range s.dv {
-		d := s.dv[i]
-		s.dv[i] = d.Scale(2).Sub(s.dvOld[i])
-		s.dvOld[i] = d
-	}
-	st.Iterations, st.Residual = s.solver.solve(s.sys, s.rhs, s.dv, s.z, s.fixed, p.Tolerance, p.MaxIter)
+	// The solve works on the system's rows, the live slots: Δv, z and the
+	// constraints are gathered into row order and Δv scattered back.
+	sys := s.sys
+	s.rowDv, s.rowZ, s.rowFixed = growTo(s.rowDv, sys.n), growTo(s.rowZ, sys.n), growTo(s.rowFixed, sys.n)
+	forChunks(sys.n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := sys.slot[i]
+			d := s.dv[v]
+			s.rowDv[i] = d.Scale(2).Sub(s.dvOld[v])
+			s.dvOld[v] = d
+			s.rowZ[i], s.rowFixed[i] = s.z[v], s.fixed[v]
+		}
+	})
+	st.Iterations, st.Residual = s.solver.solve(sys, s.rhs, s.rowDv, s.rowZ, s.rowFixed, p.Tolerance, p.MaxIter)
+	forChunks(sys.n, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.dv[sys.slot[i]] = s.rowDv[i]
+		}
+	})
 	t3w := time.Now()
 	st.Solve = t3w.Sub(t2w)
 
@@ -478,12 +495,8 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 	dt := p.Dt
 	forChunks(sys.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if !m.VertAlive[i] {
-				sys.val[sys.diag[i]] = Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
-				s.rhs[i] = Vec3{}
-				continue
-			}
-			yi := m.Pos[i].Add(m.Vel[i].Scale(vScale))
+			v := sys.slot[i]
+			yi := m.Pos[v].Add(m.Vel[v].Scale(vScale))
 			var fb Vec3 // k_b·(Q·y)_i, using Σ_j Q_ij = 0
 			for k := sys.rowPtr[i]; k < sys.rowPtr[i+1]; k++ {
 				// The block's entries are kept in locals, which stay in
@@ -519,26 +532,28 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 					b4 += d
 					b8 += d
 					if withRHS {
-						j := sys.col[k]
+						j := sys.slot[sys.col[k]]
 						yj := m.Pos[j].Add(m.Vel[j].Scale(vScale))
 						fb = fb.Add(yj.Sub(yi).Scale(q))
 					}
 				}
-				v := &sys.val[k]
-				v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] = b0, b1, b2, b3, b4, b5, b6, b7, b8
+				b := &sys.val[k]
+				b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8] = b0, b1, b2, b3, b4, b5, b6, b7, b8
 			}
 			for k := sys.oppPtr[i]; k < sys.oppPtr[i+1]; k++ {
 				q := kb * sys.oppQ[k]
 				sys.oppVal[k] = kScale * q
 				if withRHS {
-					yj := m.Pos[sys.oppCol[k]].Add(m.Vel[sys.oppCol[k]].Scale(vScale))
+					j := sys.slot[sys.oppCol[k]]
+					yj := m.Pos[j].Add(m.Vel[j].Scale(vScale))
 					fb = fb.Add(yj.Sub(yi).Scale(q))
 				}
 			}
-			mi := p.Density * s.area[i]
+			mi := p.Density * s.area[v]
 			dg := &sys.val[sys.diag[i]]
 			d := mScale * mi
-			if s.drag.on && s.drag.v == int32(i) {
+			dragged := s.drag.on && s.drag.v == v
+			if dragged {
 				d += kScale * p.DragStiffness
 			}
 			dg[0] += d
@@ -551,10 +566,10 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			for _, cn := range sys.corners[sys.cornerPtr[i]:sys.cornerPtr[i+1]] {
 				fi = fi.Add(s.elemF[cn])
 			}
-			if s.drag.on && s.drag.v == int32(i) {
+			if dragged {
 				fi = fi.Add(yi.Sub(s.drag.target).Scale(p.DragStiffness))
 			}
-			fi = fi.Sub(p.Gravity.Scale(mi)).Add(m.Vel[i].Scale(p.DampMass * mi))
+			fi = fi.Sub(p.Gravity.Scale(mi)).Add(m.Vel[v].Scale(p.DampMass * mi))
 			s.rhs[i] = fi.Scale(-dt)
 		}
 	})
@@ -583,14 +598,14 @@ func (s *Sim) InternalForces(out []Vec3) {
 	}
 	kb := s.params.Bending
 	sys := s.sys
-	for i := 0; i < sys.n; i++ {
+	for i, v := range sys.slot {
 		for k := sys.rowPtr[i]; k < sys.rowPtr[i+1]; k++ {
-			j := sys.col[k]
-			out[i] = out[i].Sub(m.Pos[j].Sub(m.Pos[i]).Scale(kb * sys.qsum[k]))
+			j := sys.slot[sys.col[k]]
+			out[v] = out[v].Sub(m.Pos[j].Sub(m.Pos[v]).Scale(kb * sys.qsum[k]))
 		}
 		for k := sys.oppPtr[i]; k < sys.oppPtr[i+1]; k++ {
-			j := sys.oppCol[k]
-			out[i] = out[i].Sub(m.Pos[j].Sub(m.Pos[i]).Scale(kb * sys.oppQ[k]))
+			j := sys.slot[sys.oppCol[k]]
+			out[v] = out[v].Sub(m.Pos[j].Sub(m.Pos[v]).Scale(kb * sys.oppQ[k]))
 		}
 	}
 }
