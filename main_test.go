@@ -260,6 +260,11 @@ func TestCLIBench(t *testing.T) {
 			t.Errorf("%s got=%v, want a finite non-negative number", k, got[k])
 		}
 	}
+	// The runs take turns; the surfaces are compared at every 0.05 s
+	// that both reached: steps 10 and 20 of 20.
+	if got["accuracy_samples"] != 2.0 {
+		t.Errorf("accuracy_samples got=%v, want=2", got["accuracy_samples"])
+	}
 	if v, _ := got["speedup"].(float64); !(v > 0) {
 		t.Errorf("speedup got=%v, want > 0", got["speedup"])
 	}

@@ -48,6 +48,7 @@ type blockSystem struct {
 	// c&1 == 1) for c in contrib[contribPtr[k]:contribPtr[k+1]].
 	contribPtr []int32
 	contrib    []int32
+	rowContrib []int32 // packRows' scratch: where each row's contributions start
 
 	// Row i gathers the element nodal forces elemF[c] for c in
 	// corners[cornerPtr[i]:cornerPtr[i+1]] (c = 3·face + corner).

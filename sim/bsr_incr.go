@@ -140,12 +140,15 @@ func packRows(s *blockSystem, rows []rowData, alive []bool) {
 	s.oppPtr = growTo(s.oppPtr, n+1)
 	s.cornerPtr = growTo(s.cornerPtr, n+1)
 	s.diag = growTo(s.diag, n)
+	// Row i's element contributions start at contrib[s.rowContrib[i]].
+	s.rowContrib = growTo(s.rowContrib, n)
 	nb, no, nc, nk := 0, 0, 0, 0
 	for i, v := range s.slot {
 		r := &rows[v]
 		s.rowPtr[i] = int32(nb)
 		s.oppPtr[i] = int32(no)
 		s.cornerPtr[i] = int32(nc)
+		s.rowContrib[i] = int32(nk)
 		nb += len(r.cols)
 		no += len(r.oppCol)
 		nc += len(r.corners)
@@ -181,18 +184,12 @@ func packRows(s *blockSystem, rows []rowData, alive []bool) {
 			}
 			copy(s.oppQ[o:], r.oppQ)
 			copy(s.corners[s.cornerPtr[i]:], r.corners)
+			c := s.rowContrib[i]
+			for k := range r.cols {
+				s.contribPtr[b+int32(k)] = c + r.cptr[k]
+			}
+			copy(s.contrib[c:], r.contrib)
 		}
 	})
-	// contribPtr is a running sum over all blocks: serial.
-	c := int32(0)
-	for i, v := range s.slot {
-		r := &rows[v]
-		b := s.rowPtr[i]
-		for k := range r.cols {
-			s.contribPtr[b+int32(k)] = c + r.cptr[k]
-		}
-		copy(s.contrib[c:], r.contrib)
-		c += int32(len(r.contrib))
-	}
-	s.contribPtr[nb] = c
+	s.contribPtr[nb] = int32(nk)
 }

@@ -1,13 +1,8 @@
 package sim
 
-import (
-	"runtime"
-	"sync"
-)
-
 // CurvatureWorkspace holds the scratch that MeanCurvature and VertexNormals
-// need, so that repeated calls on meshes of similar size allocate nothing
-// but the goroutines of the parallel loop. The zero value is ready to use.
+// need, so that repeated calls on meshes of similar size allocate nothing.
+// The zero value is ready to use.
 // A workspace must not be used by two calls at once.
 type CurvatureWorkspace struct {
 	vertFace []int32 // one live face per vertex slot, −1 for dead or isolated slots
@@ -46,12 +41,12 @@ func (w *CurvatureWorkspace) MeanCurvature(m *Mesh, out []float64) {
 		panic("sim: MeanCurvature: len(out) < len(m.Pos)")
 	}
 	w.prepare(m)
-	parallelRange(nv, func(lo, hi int) {
+	forChunks(nv, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			out[v] = w.interiorH(m, int32(v))
 		}
 	})
-	parallelRange(nv, func(lo, hi int) {
+	forChunks(nv, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			if w.boundary[v] {
 				out[v] = w.boundaryH(m, int32(v), out)
@@ -78,7 +73,7 @@ func (w *CurvatureWorkspace) VertexNormals(m *Mesh, out []Vec3) {
 		panic("sim: VertexNormals: len(out) < len(m.Pos)")
 	}
 	w.prepare(m)
-	parallelRange(nv, func(lo, hi int) {
+	forChunks(nv, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			out[v] = w.normal(m, int32(v))
 		}
@@ -156,36 +151,36 @@ func (it *fanIter) next() (f int32, c int, ok bool) {
 	return f, c, true
 }
 
-// cot returns cot of the angle between a and b.
-func cot(a, b Vec3) float64 {
-	s := a.Cross(b).Norm()
-	if s == 0 {
-		return 0
-	}
-	return a.Dot(b) / s
-}
-
 // meyer returns the mean-curvature normal K and the area-weighted normal
 // (unnormalised) at interior vertex v, and A_mixed.
+//
+// The cotangent of the angle between two edges a, b of a triangle is
+// a·b / |a×b|, and |a×b| is twice the triangle's area whichever corner the
+// edges meet at, so one cross product per face serves all three corners.
 func meyer(m *Mesh, v, f0 int32) (k, n Vec3, area float64) {
 	xi := m.Pos[v]
 	it := newFan(m, v, f0)
 	for f, c, ok := it.next(); ok; f, c, ok = it.next() {
 		t := m.Tris[f]
 		xj, xk := m.Pos[t[(c+1)%3]], m.Pos[t[(c+2)%3]]
-		eij, eik := xj.Sub(xi), xk.Sub(xi)
+		eij, eik, ejk := xj.Sub(xi), xk.Sub(xi), xk.Sub(xj)
 		cr := eij.Cross(eik)
 		n = n.Add(cr)
-		ta := 0.5 * cr.Norm()
-		// Angles: at i between eij, eik; at j between (xi−xj),(xk−xj); at k likewise.
-		cotJ := cot(xi.Sub(xj), xk.Sub(xj))
-		cotK := cot(xi.Sub(xk), xj.Sub(xk))
+		twoA := cr.Norm()
+		// Corner dot products: at i between eij, eik; at j between
+		// (xi−xj), (xk−xj); at k between (xi−xk), (xj−xk).
+		di, dj, dk := eij.Dot(eik), -eij.Dot(ejk), eik.Dot(ejk)
+		var cotJ, cotK float64
+		if twoA > 0 {
+			cotJ, cotK = dj/twoA, dk/twoA
+		}
 		// Edge ij is opposite the angle at k, edge ik opposite the angle at j.
 		k = k.Add(eij.Scale(-cotK)).Add(eik.Scale(-cotJ))
+		ta := 0.5 * twoA
 		switch {
-		case eij.Dot(eik) < 0: // obtuse at i
+		case di < 0: // obtuse at i
 			area += ta / 2
-		case xi.Sub(xj).Dot(xk.Sub(xj)) < 0 || xi.Sub(xk).Dot(xj.Sub(xk)) < 0:
+		case dj < 0 || dk < 0:
 			area += ta / 4
 		default:
 			area += (eij.Dot(eij)*cotK + eik.Dot(eik)*cotJ) / 8
@@ -251,25 +246,4 @@ func (w *CurvatureWorkspace) normal(m *Mesh, v int32) Vec3 {
 		n = n.Add(m.Pos[t[(c+1)%3]].Sub(xi).Cross(m.Pos[t[(c+2)%3]].Sub(xi)))
 	}
 	return n.Unit()
-}
-
-// parallelRange splits [0, n) into GOMAXPROCS chunks and runs body on each
-// in its own goroutine; small n runs inline.
-func parallelRange(n int, body func(lo, hi int)) {
-	p := runtime.GOMAXPROCS(0)
-	if p <= 1 || n < 2048 {
-		body(0, n)
-		return
-	}
-	chunk := (n + p - 1) / p
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(lo, hi)
-		}()
-	}
-	wg.Wait()
 }
