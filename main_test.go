@@ -303,6 +303,16 @@ func TestCLIBench(t *testing.T) {
 	if got, want := got["work_ratio"].(float64), fullWork/adWork; !(adWork > 0) || math.Abs(got-want) > 1e-12*want {
 		t.Errorf("work_ratio got=%v, want full/adaptive = %v", got, want)
 	}
+	// The bound prices the adaptive run's work at the full run's rates.
+	num := func(r map[string]any, k string) float64 { v, _ := r[k].(float64); return v }
+	fullMs, fullAsm := num(full, "ms_per_step_mean"), num(full, "assemble_ms_mean")
+	if !(fullAsm > 0) || !(num(full, "solve_ms_mean") > 0) || fullAsm+num(full, "solve_ms_mean") > fullMs {
+		t.Errorf("full assemble_ms_mean=%v solve_ms_mean=%v, want positive parts of ms_per_step_mean=%v", fullAsm, num(full, "solve_ms_mean"), fullMs)
+	}
+	ideal := fullAsm*num(ad, "avg_triangles")/num(full, "avg_triangles") + (fullMs-fullAsm)*adWork/fullWork + num(ad, "adapt_ms_mean")
+	if bound, want := num(got, "speedup_bound"), fullMs/ideal; math.Abs(bound-want) > 1e-9*want {
+		t.Errorf("speedup_bound got=%v, want=%v", bound, want)
+	}
 	for _, f := range []string{"triangles.png", "ms_per_step.png"} {
 		fh, err := os.Open(filepath.Join(plots, f))
 		if err != nil {

@@ -40,7 +40,7 @@ type blockSystem struct {
 	oppVal []float64
 
 	// val32 and oppVal32 are val and oppVal rounded to float32 for the
-	// PCG products (see pcg.solve), refreshed at the start of each solve.
+	// PCG products (see pcg.solve), written by Sim.assemble with them.
 	val32    [][9]float32
 	oppVal32 []float32
 

@@ -50,11 +50,13 @@ func (p *pcg) resize(n int) {
 // preconditioned residual (0 when the filtered right-hand side is zero,
 // NaN when the system itself is not finite).
 //
-// The products A·s inside the loop read a float32 copy of the blocks and
-// s rounded to float32, and sum each row in float32 (blockRows32), while
-// the other vectors and all sums stay float64. Rounding A and s to 7
-// digits perturbs the solution by far less than the default tolerance
-// (1e-3); the residual is computed against the float64 A at the start.
+// The products A·s inside the loop read the float32 copy of the blocks
+// (val32 and oppVal32, which Sim.assemble writes along with val and
+// oppVal) and s rounded to float32, and sum each row in float32
+// (blockRows32), while the other vectors and all sums stay float64.
+// Rounding A and s to 7 digits perturbs the solution by far less than
+// the default tolerance (1e-3); the residual is computed against the
+// float64 A at the start.
 func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, maxIter int) (int, float64) {
 	n := a.n
 	p.resize(n)
@@ -71,15 +73,6 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 			}
 			pinv[i] = inverse3(&a.val[a.diag[i]])
 			d0 += b[i].Dot(pinv[i].MulVec(b[i]))
-			for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
-				v, w := &a.val[k], &a.val32[k]
-				for r := range w {
-					w[r] = float32(v[r])
-				}
-			}
-			for k := a.oppPtr[i]; k < a.oppPtr[i+1]; k++ {
-				a.oppVal32[k] = float32(a.oppVal[k])
-			}
 		}
 		p.dot[k][0] = d0
 	})

@@ -559,6 +559,16 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			dg[0] += d
 			dg[4] += d
 			dg[8] += d
+			// The float32 copy the PCG products read, made while the
+			// row is in cache (see pcg.solve).
+			for k := sys.rowPtr[i]; k < sys.rowPtr[i+1]; k++ {
+				b, w := &sys.val[k], &sys.val32[k]
+				w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8] = float32(b[0]), float32(b[1]), float32(b[2]),
+					float32(b[3]), float32(b[4]), float32(b[5]), float32(b[6]), float32(b[7]), float32(b[8])
+			}
+			for k := sys.oppPtr[i]; k < sys.oppPtr[i+1]; k++ {
+				sys.oppVal32[k] = float32(sys.oppVal[k])
+			}
 			if !withRHS {
 				continue
 			}
