@@ -395,7 +395,7 @@ func (s *Sim) updateSystem(ch Changes) {
 			}
 		})
 		ad.rowsOK = true
-		packRows(s.sys, ad.rows, m.VertAlive)
+		packRows(s.sys, ad.rows, m)
 		return
 	}
 	ad.rows = growTo(ad.rows, nv)
@@ -432,7 +432,7 @@ func (s *Sim) updateSystem(ch Changes) {
 	for _, v := range list {
 		ad.dirty[v] = false
 	}
-	packRows(s.sys, ad.rows, m.VertAlive)
+	packRows(s.sys, ad.rows, m)
 }
 
 // updatePins keeps pins and the drag valid across a topology change.

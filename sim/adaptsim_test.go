@@ -666,3 +666,44 @@ func TestSceneAdaptSection(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsFollowTheMaterialPlane checks the row order of the block system
+// (numberRows): a permutation of the live vertex slots in which mesh
+// neighbours are close, so that the two halves of a parallel PCG pass
+// share few rows. On this sheet after two uniform √3 steps, slot order
+// puts 61 % of the couplings across the halves and band order 2.5 %.
+func TestRowsFollowTheMaterialPlane(t *testing.T) {
+	s := adaptiveSheet(t, 10, 10, 6)
+	if err := s.RefineUniform(4); err != nil {
+		t.Fatal(err)
+	}
+	m, sys := s.Mesh, s.sys
+	if sys.n != m.NumVerts() {
+		t.Fatalf("%d rows for %d live vertices", sys.n, m.NumVerts())
+	}
+	for v, ok := range m.VertAlive {
+		switch r := sys.row[v]; {
+		case !ok && r != -1:
+			t.Fatalf("free slot %d has row %d", v, r)
+		case ok && (r < 0 || int(r) >= sys.n || sys.slot[r] != int32(v)):
+			t.Fatalf("slot %d: row %d does not map back", v, r)
+		}
+	}
+	half := int32(sys.n / 2)
+	var cross, total int
+	for i := 0; i < sys.n; i++ {
+		for _, j := range sys.col[sys.rowPtr[i]:sys.rowPtr[i+1]] {
+			if j != int32(i) {
+				total++
+				if (int32(i) < half) != (j < half) {
+					cross++
+				}
+			}
+		}
+	}
+	if frac := float64(cross) / float64(total); frac > 0.05 {
+		t.Errorf("%.3f of %d couplings cross the middle row, want ≤ 0.05", frac, total)
+	} else {
+		t.Logf("%.4f of %d couplings cross the middle row (%d rows)", frac, total, sys.n)
+	}
+}

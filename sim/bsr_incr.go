@@ -131,10 +131,10 @@ func (r *rowData) addOpp(j int32, v float64) {
 }
 
 // packRows fills s (reusing its arrays where they are large enough) from
-// the rows of the live slots (alive) among rows[0:len(alive)], renumbering
-// the columns from slots to rows.
-func packRows(s *blockSystem, rows []rowData, alive []bool) {
-	n := s.numberRows(alive)
+// the rows of the live slots of m among rows[0:len(m.Pos)], numbered by
+// numberRows, renumbering the columns from slots to rows.
+func packRows(s *blockSystem, rows []rowData, m *Mesh) {
+	n := s.numberRows(m)
 	s.n = n
 	s.rowPtr = growTo(s.rowPtr, n+1)
 	s.oppPtr = growTo(s.oppPtr, n+1)
@@ -167,29 +167,45 @@ func packRows(s *blockSystem, rows []rowData, alive []bool) {
 	s.oppVal32 = growTo(s.oppVal32, no)
 	s.corners = growTo(s.corners, nc)
 	forChunks(n, func(_, lo, hi int) {
+		var buf, obuf [32]int32
 		for i := lo; i < hi; i++ {
 			v := s.slot[i]
 			r := &rows[v]
-			b := s.rowPtr[i]
-			for k, j := range r.cols {
-				s.col[b+int32(k)] = s.row[j]
-				if j == v {
-					s.diag[i] = b + int32(k)
+			// The row's blocks and scalars in increasing row order.
+			b, c := s.rowPtr[i], s.rowContrib[i]
+			for p, k := range byRow(s.row, r.cols, buf[:0]) {
+				j := s.row[r.cols[k]]
+				s.col[b+int32(p)] = j
+				s.qsum[b+int32(p)] = r.qsum[k]
+				if j == int32(i) {
+					s.diag[i] = b + int32(p)
 				}
+				s.contribPtr[b+int32(p)] = c
+				c += int32(copy(s.contrib[c:], r.contrib[r.cptr[k]:r.cptr[k+1]]))
 			}
-			copy(s.qsum[b:], r.qsum)
 			o := s.oppPtr[i]
-			for k, j := range r.oppCol {
-				s.oppCol[o+int32(k)] = s.row[j]
+			for p, k := range byRow(s.row, r.oppCol, obuf[:0]) {
+				s.oppCol[o+int32(p)] = s.row[r.oppCol[k]]
+				s.oppQ[o+int32(p)] = r.oppQ[k]
 			}
-			copy(s.oppQ[o:], r.oppQ)
 			copy(s.corners[s.cornerPtr[i]:], r.corners)
-			c := s.rowContrib[i]
-			for k := range r.cols {
-				s.contribPtr[b+int32(k)] = c + r.cptr[k]
-			}
-			copy(s.contrib[c:], r.contrib)
 		}
 	})
 	s.contribPtr[nb] = int32(nk)
+}
+
+// byRow returns the indices of slots ordered by their rows row[slots[k]]
+// (insertion sort: a row has a dozen entries), appended to buf.
+func byRow(row, slots []int32, buf []int32) []int32 {
+	for k := range slots {
+		buf = append(buf, int32(k))
+		rk := row[slots[k]]
+		p := len(buf) - 1
+		for p > 0 && row[slots[buf[p-1]]] > rk {
+			buf[p] = buf[p-1]
+			p--
+		}
+		buf[p] = int32(k)
+	}
+	return buf
 }

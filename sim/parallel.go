@@ -157,9 +157,10 @@ func forChunks(n int, fn func(k, lo, hi int)) {
 	}
 }
 
-// runPieces runs pieces w, w+stride, … of fn over [0, n).
-func runPieces(fn func(k, lo, hi int), n, w, stride int) {
-	for k := w; k < chunks; k += stride {
+// runPieces runs the w-th of workers contiguous runs of pieces of fn over
+// [0, n).
+func runPieces(fn func(k, lo, hi int), n, w, workers int) {
+	for k := w * chunks / workers; k < (w+1)*chunks/workers; k++ {
 		fn(k, k*n/chunks, (k+1)*n/chunks)
 	}
 }
