@@ -10,10 +10,11 @@ import (
 // precomputed element blocks row by row, so assembly runs in parallel over
 // rows without locks and adds in a fixed order (deterministic).
 //
-// Rows and columns are the live vertices in slot order: row i is vertex
-// slot slot[i], and row[v] is the row of slot v (−1 for a free slot). An
-// adaptive mesh that has coarsened keeps the slots its peak needed, so
-// leaving the free ones out keeps every PCG pass to the live vertices.
+// Rows and columns are the live vertices in the order numberRows gives
+// them: row i is vertex slot slot[i], and row[v] is the row of slot v (−1
+// for a free slot). An adaptive mesh that has coarsened keeps the slots
+// its peak needed, so leaving the free ones out keeps every PCG pass to
+// the live vertices.
 // Row i's blocks are val[rowPtr[i]:rowPtr[i+1]] with block columns
 // col[...] in increasing order; diag[i] is the index of its diagonal
 // block. The pattern holds a 3×3 block (i, j) when i and j share a face.
@@ -51,8 +52,9 @@ type blockSystem struct {
 	// c&1 == 1) for c in contrib[contribPtr[k]:contribPtr[k+1]].
 	contribPtr []int32
 	contrib    []int32
-	rowContrib []int32 // packRows' scratch: where each row's contributions start
-	cellStart  []int32 // numberRows' scratch
+	rowContrib []int32    // packRows' scratch: where each row's contributions start
+	cellStart  []int32    // numberRows' scratch
+	rowLens    [][4]int32 // packRows' scratch: entries per slot's row
 
 	// Row i gathers the element nodal forces elemF[c] for c in
 	// corners[cornerPtr[i]:cornerPtr[i+1]] (c = 3·face + corner).
@@ -84,39 +86,40 @@ func (s *blockSystem) numberRows(m *Mesh) int {
 	}
 	s.row = growTo(s.row, len(alive))
 	s.slot = growTo(s.slot, n)
+	// s.row holds each live vertex's cell until the last pass.
 	cell := math.Sqrt(4 * (hi.X - lo.X) * (hi.Y - lo.Y) / float64(max(n, 1)))
-	nx, ny := 1, 1
+	nx, ny, inv := 1, 1, 0.0
 	if cell > 0 && !math.IsInf(cell, 0) && !math.IsNaN(cell) {
 		nx = min(int((hi.X-lo.X)/cell)+1, 1<<12)
 		ny = min(int((hi.Y-lo.Y)/cell)+1, 1<<12)
-	}
-	cellOf := func(r Vec2) int32 {
-		if nx*ny == 1 {
-			return 0
-		}
-		cx := min(max(int((r.X-lo.X)/cell), 0), nx-1)
-		cy := min(max(int((r.Y-lo.Y)/cell), 0), ny-1)
-		return int32(cy*nx + cx)
+		inv = 1 / cell
 	}
 	s.cellStart = growTo(s.cellStart, nx*ny+1)
 	clear(s.cellStart)
 	for v, ok := range alive {
-		if ok {
-			s.cellStart[cellOf(m.Rest[v])+1]++
+		if !ok {
+			continue
 		}
+		r := m.Rest[v]
+		cx := min(max(int((r.X-lo.X)*inv), 0), nx-1)
+		cy := min(max(int((r.Y-lo.Y)*inv), 0), ny-1)
+		c := int32(cy*nx + cx)
+		s.row[v] = c
+		s.cellStart[c+1]++
 	}
 	for c := 1; c < len(s.cellStart); c++ {
 		s.cellStart[c] += s.cellStart[c-1]
 	}
 	for v, ok := range alive {
-		s.row[v] = -1
-		if ok {
-			c := cellOf(m.Rest[v])
-			i := s.cellStart[c]
-			s.cellStart[c]++
-			s.slot[i] = int32(v)
-			s.row[v] = i
+		if !ok {
+			s.row[v] = -1
+			continue
 		}
+		c := s.row[v]
+		i := s.cellStart[c]
+		s.cellStart[c]++
+		s.slot[i] = int32(v)
+		s.row[v] = i
 	}
 	return n
 }

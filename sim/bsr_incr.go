@@ -142,17 +142,29 @@ func packRows(s *blockSystem, rows []rowData, m *Mesh) {
 	s.diag = growTo(s.diag, n)
 	// Row i's element contributions start at contrib[s.rowContrib[i]].
 	s.rowContrib = growTo(s.rowContrib, n)
+	// The rows are read in slot order, the order their memory was
+	// allocated in, and written wherever numberRows put them: read in row
+	// order, every row would be a cache miss. Lengths first, by slot.
+	nv := len(m.Pos)
+	s.rowLens = growTo(s.rowLens, nv)
+	forChunks(nv, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if r := &rows[v]; s.row[v] >= 0 {
+				s.rowLens[v] = [4]int32{int32(len(r.cols)), int32(len(r.oppCol)), int32(len(r.corners)), int32(len(r.contrib))}
+			}
+		}
+	})
 	nb, no, nc, nk := 0, 0, 0, 0
 	for i, v := range s.slot {
-		r := &rows[v]
+		l := &s.rowLens[v]
 		s.rowPtr[i] = int32(nb)
 		s.oppPtr[i] = int32(no)
 		s.cornerPtr[i] = int32(nc)
 		s.rowContrib[i] = int32(nk)
-		nb += len(r.cols)
-		no += len(r.oppCol)
-		nc += len(r.corners)
-		nk += len(r.contrib)
+		nb += int(l[0])
+		no += int(l[1])
+		nc += int(l[2])
+		nk += int(l[3])
 	}
 	s.rowPtr[n], s.oppPtr[n], s.cornerPtr[n] = int32(nb), int32(no), int32(nc)
 	s.col = growTo(s.col, nb)
@@ -166,27 +178,29 @@ func packRows(s *blockSystem, rows []rowData, m *Mesh) {
 	s.oppVal = growTo(s.oppVal, no)
 	s.oppVal32 = growTo(s.oppVal32, no)
 	s.corners = growTo(s.corners, nc)
-	forChunks(n, func(_, lo, hi int) {
-		var buf, obuf [32]int32
-		for i := lo; i < hi; i++ {
-			v := s.slot[i]
+	forChunks(nv, func(_, lo, hi int) {
+		var buf [32]rowKey
+		for v := lo; v < hi; v++ {
+			i := s.row[v]
+			if i < 0 {
+				continue
+			}
 			r := &rows[v]
 			// The row's blocks and scalars in increasing row order.
 			b, c := s.rowPtr[i], s.rowContrib[i]
-			for p, k := range byRow(s.row, r.cols, buf[:0]) {
-				j := s.row[r.cols[k]]
-				s.col[b+int32(p)] = j
-				s.qsum[b+int32(p)] = r.qsum[k]
-				if j == int32(i) {
+			for p, e := range byRow(s.row, r.cols, buf[:0]) {
+				s.col[b+int32(p)] = e.row
+				s.qsum[b+int32(p)] = r.qsum[e.k]
+				if e.row == i {
 					s.diag[i] = b + int32(p)
 				}
 				s.contribPtr[b+int32(p)] = c
-				c += int32(copy(s.contrib[c:], r.contrib[r.cptr[k]:r.cptr[k+1]]))
+				c += int32(copy(s.contrib[c:], r.contrib[r.cptr[e.k]:r.cptr[e.k+1]]))
 			}
 			o := s.oppPtr[i]
-			for p, k := range byRow(s.row, r.oppCol, obuf[:0]) {
-				s.oppCol[o+int32(p)] = s.row[r.oppCol[k]]
-				s.oppQ[o+int32(p)] = r.oppQ[k]
+			for p, e := range byRow(s.row, r.oppCol, buf[:0]) {
+				s.oppCol[o+int32(p)] = e.row
+				s.oppQ[o+int32(p)] = r.oppQ[e.k]
 			}
 			copy(s.corners[s.cornerPtr[i]:], r.corners)
 		}
@@ -194,18 +208,22 @@ func packRows(s *blockSystem, rows []rowData, m *Mesh) {
 	s.contribPtr[nb] = int32(nk)
 }
 
-// byRow returns the indices of slots ordered by their rows row[slots[k]]
-// (insertion sort: a row has a dozen entries), appended to buf.
-func byRow(row, slots []int32, buf []int32) []int32 {
-	for k := range slots {
-		buf = append(buf, int32(k))
-		rk := row[slots[k]]
+// rowKey is entry k of a row's slot list and the row of that slot.
+type rowKey struct{ row, k int32 }
+
+// byRow returns the entries of slots with their rows row[slots[k]], in
+// increasing row order (insertion sort: a row has a dozen entries),
+// appended to buf.
+func byRow(row, slots []int32, buf []rowKey) []rowKey {
+	for k, v := range slots {
+		e := rowKey{row[v], int32(k)}
+		buf = append(buf, e)
 		p := len(buf) - 1
-		for p > 0 && row[slots[buf[p-1]]] > rk {
+		for p > 0 && buf[p-1].row > e.row {
 			buf[p] = buf[p-1]
 			p--
 		}
-		buf[p] = int32(k)
+		buf[p] = e
 	}
 	return buf
 }
