@@ -125,7 +125,7 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 	// the same machine: on a shared host the speed drifts by tens of
 	// per cent over seconds, and run one after the other the two halves
 	// of a speedup would be measured at different speeds.
-	fr, ar := newBenchSide(full, o.now), newBenchSide(adaptive, o.now)
+	fr, ar := &benchSide{s: full, now: o.now}, &benchSide{s: adaptive, now: o.now}
 	var snaps [][]sim.Vec3 // full-resolution positions at this block's sample steps
 	var sumSq, worst float64
 	var count int
@@ -199,14 +199,9 @@ type benchSide struct {
 	now           func() time.Time
 	rec           recorder
 	run           benchRun
-	total, adapt  time.Duration
 	asm, solve    time.Duration
 	triSum, works float64
 	err           error
-}
-
-func newBenchSide(s *sim.Sim, now func() time.Time) *benchSide {
-	return &benchSide{s: s, now: now}
 }
 
 // step takes one timed step and records it; it reports false, without
@@ -215,14 +210,12 @@ func (b *benchSide) step() bool {
 	if b.err != nil {
 		return false
 	}
-	t0 := b.now()
-	st, err := b.s.Step()
+	st, err := b.rec.step(b.s, b.now)
 	if err != nil {
-		b.err = fmt.Errorf("step %d: %w", len(b.rec.wall)+1, err)
+		b.err = err
 		return false
 	}
-	wall := b.now().Sub(t0)
-	b.rec.add(wall, st)
+	wall := b.rec.wall[len(b.rec.wall)-1]
 	n := b.s.Mesh.NumTris()
 	b.triSum += float64(n)
 	b.works += float64(n) * float64(st.Iterations)
@@ -230,8 +223,6 @@ func (b *benchSide) step() bool {
 	b.run.times = append(b.run.times, b.s.Time)
 	b.run.tris = append(b.run.tris, n)
 	b.run.ms = append(b.run.ms, float64(wall)/float64(time.Millisecond))
-	b.total += wall
-	b.adapt += st.Adapt
 	b.asm += st.Assemble
 	b.solve += st.Solve
 	return true
@@ -242,14 +233,19 @@ func (b *benchSide) result() benchRun {
 	r := b.run
 	r.Steps = len(b.rec.wall)
 	r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations = b.rec.summary()
+	var total, adapt time.Duration
+	for i, w := range b.rec.wall {
+		total += w
+		adapt += b.rec.adapt[i]
+	}
 	if r.Steps > 0 {
 		r.AvgTriangles = b.triSum / float64(r.Steps)
 		r.TriIters = b.works / float64(r.Steps)
 		perStep := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(r.Steps) }
-		r.AssembleMs, r.SolveMs, r.AdaptMs = perStep(b.asm), perStep(b.solve), perStep(b.adapt)
+		r.AssembleMs, r.SolveMs, r.AdaptMs = perStep(b.asm), perStep(b.solve), perStep(adapt)
 	}
-	if b.total > 0 {
-		r.AdaptShare = float64(b.adapt) / float64(b.total)
+	if total > 0 {
+		r.AdaptShare = float64(adapt) / float64(total)
 	}
 	r.Finite = b.s.Finite() && !errors.Is(b.err, sim.ErrUnstable)
 	if b.err != nil {

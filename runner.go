@@ -95,17 +95,26 @@ type stepper interface {
 // It stops at the first error and returns the number of steps completed.
 func stepLoop(s stepper, steps int, now func() time.Time, rec *recorder, after func(i int) error) (int, error) {
 	for i := 1; i <= steps; i++ {
-		t0 := now()
-		st, err := s.Step()
-		if err != nil {
-			return i - 1, fmt.Errorf("step %d: %w", i, err)
+		if _, err := rec.step(s, now); err != nil {
+			return i - 1, err
 		}
-		rec.add(now().Sub(t0), st)
 		if err := after(i); err != nil {
 			return i, err
 		}
 	}
 	return steps, nil
+}
+
+// step takes the next step of s, timed with now, and records it if it
+// succeeds; the error names the step's number.
+func (r *recorder) step(s stepper, now func() time.Time) (sim.StepStats, error) {
+	t0 := now()
+	st, err := s.Step()
+	if err != nil {
+		return st, fmt.Errorf("step %d: %w", len(r.wall)+1, err)
+	}
+	r.add(now().Sub(t0), st)
+	return st, nil
 }
 
 // runScene implements "drape run".
