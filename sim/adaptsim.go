@@ -159,9 +159,10 @@ type adaptState struct {
 	pinDrop  []bool   // scratch: slot loses its pin
 	derived  []bool   // per vertex slot: its pin was made by derivePins
 
-	rows      []rowData // cached rows of the block system, per vertex slot
-	rowsOK    bool      // rows match the mesh
-	dirty     []bool
+	rows      []rowData    // cached rows of the block system, per vertex slot
+	rowsOK    bool         // rows match the mesh
+	spare     *blockSystem // the system before the last repack: the next one packs into it
+	dirty     []bool       // per vertex slot: its row was recomputed
 	dirtyList []int32
 }
 
@@ -395,7 +396,7 @@ func (s *Sim) updateSystem(ch Changes) {
 			}
 		})
 		ad.rowsOK = true
-		packRows(s.sys, ad.rows, m)
+		s.repack(nil)
 		return
 	}
 	ad.rows = growTo(ad.rows, nv)
@@ -429,10 +430,22 @@ func (s *Sim) updateSystem(ch Changes) {
 			ad.rows[v].compute(m, v, ad.vertFace[v])
 		}
 	})
+	s.repack(s.sys)
 	for _, v := range list {
 		ad.dirty[v] = false
 	}
-	packRows(s.sys, ad.rows, m)
+}
+
+// repack packs the system into the spare one, from the rows and from src
+// (nil: from the rows alone), and swaps the two.
+func (s *Sim) repack(src *blockSystem) {
+	ad := &s.ad
+	if ad.spare == nil {
+		ad.spare = &blockSystem{}
+	}
+	ad.dirty = growTo(ad.dirty, len(s.Mesh.Pos))
+	packRows(ad.spare, src, ad.rows, ad.dirty, s.Mesh)
+	s.sys, ad.spare = ad.spare, s.sys
 }
 
 // updatePins keeps pins and the drag valid across a topology change.

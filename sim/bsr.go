@@ -52,9 +52,14 @@ type blockSystem struct {
 	// c&1 == 1) for c in contrib[contribPtr[k]:contribPtr[k+1]].
 	contribPtr []int32
 	contrib    []int32
-	rowContrib []int32    // packRows' scratch: where each row's contributions start
-	cellStart  []int32    // numberRows' scratch
-	rowLens    [][4]int32 // packRows' scratch: entries per slot's row
+	cellStart  []int32 // numberRows' scratch
+
+	// packRows' scratch, per row: entries, where the contributions start,
+	// the row it copies from src; per src row: its row here.
+	rowLens    [][4]int32
+	rowContrib []int32
+	rowSrc     []int32
+	rowOfSrc   []int32
 
 	// Row i gathers the element nodal forces elemF[c] for c in
 	// corners[cornerPtr[i]:cornerPtr[i+1]] (c = 3·face + corner).
