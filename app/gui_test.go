@@ -58,6 +58,15 @@ func needDisplay(t *testing.T) {
 	}
 }
 
+// needXdotool skips the test when xdotool, which sends the X input
+// events, is not installed.
+func needXdotool(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Skip("xdotool not installed (make deps installs it)")
+	}
+}
+
 // outDir returns DRAPE_TEST_OUT or a temporary directory.
 func outDir(t *testing.T) string {
 	if d := os.Getenv("DRAPE_TEST_OUT"); d != "" {
@@ -208,9 +217,7 @@ func xdotool(t *testing.T, args ...string) string {
 // checks the clean exit and that no OpenGL error was reported.
 func TestGUIDragPin(t *testing.T) {
 	needDisplay(t)
-	if _, err := exec.LookPath("xdotool"); err != nil {
-		t.Skip("xdotool not installed (make deps installs it)")
-	}
+	needXdotool(t)
 	dir := outDir(t)
 	state := filepath.Join(dir, "view_drag.json")
 	v := startViewer(t, state)
@@ -406,9 +413,7 @@ func TestGUIUnstable(t *testing.T) {
 // running scene must keep running.
 func TestGUIBadSceneFile(t *testing.T) {
 	needDisplay(t)
-	if _, err := exec.LookPath("xdotool"); err != nil {
-		t.Skip("xdotool not installed (make deps installs it)")
-	}
+	needXdotool(t)
 	dir := outDir(t)
 	state := filepath.Join(dir, "view_badscene.json")
 	v := startViewer(t, state, "--msaa", "0")

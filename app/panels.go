@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"drape/assets"
@@ -24,7 +25,7 @@ const (
 	sideW   = 340 // left sidebar width
 	statsW  = 310 // right column width
 	margin  = 8
-	histLen = 600 // samples in the Stats plots
+	histLen = 600 // samples in the Stats plots at most
 )
 
 // uiAction is what the user asked for in one frame.
@@ -66,8 +67,11 @@ type uiState struct {
 	histTime      []float32 // simulated time of each sample, s
 	histTris      []float32
 	histMs        []float32
+	histEvery     int // sample every histEvery-th snapshot with a new step
+	histSkip      int // snapshots with a new step since the last sample
 	lastHistSteps int
-	legendH       float32 // legend window height in the previous frame, for stacking Help above it
+	widgets       map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
+	legendH       float32               // legend window height in the previous frame, for stacking Help above it
 	rec           recStatus
 	adapt         adaptUI // the Adaptivity panel's edited settings
 }
@@ -127,6 +131,7 @@ func (u *uiState) observe(s *Snapshot) {
 	if first {
 		u.lastEpoch = s.Epoch
 		u.histTime, u.histTris, u.histMs = u.histTime[:0], u.histTris[:0], u.histMs[:0]
+		u.histEvery, u.histSkip = 1, 0
 		u.lastHistSteps = -1
 		u.pending = false
 	}
@@ -146,34 +151,67 @@ func (u *uiState) observe(s *Snapshot) {
 	u.crange.update(s.Stats.CurvAbsP98, first)
 	if s.Stats.Steps != u.lastHistSteps && s.Stats.Steps > 0 {
 		u.lastHistSteps = s.Stats.Steps
-		ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Adapt) / float64(time.Millisecond))
-		if len(u.histTime) == histLen {
-			copy(u.histTime, u.histTime[1:])
-			copy(u.histTris, u.histTris[1:])
-			copy(u.histMs, u.histMs[1:])
-			u.histTime, u.histTris, u.histMs = u.histTime[:histLen-1], u.histTris[:histLen-1], u.histMs[:histLen-1]
-		}
-		u.histTime = append(u.histTime, float32(s.Stats.Time))
-		u.histTris = append(u.histTris, float32(s.Stats.Triangles))
-		u.histMs = append(u.histMs, ms)
+		u.sample(s)
 	}
+}
+
+// sample records the step of s in the plot history, which covers the
+// whole run since the scene was (re)loaded, as Bender & Deul's fig. 6
+// does for the triangle count: when the history is full, every other
+// sample is dropped (the first is kept, so the spacing stays even) and
+// from then on only every other snapshot is taken.
+func (u *uiState) sample(s *Snapshot) {
+	u.histEvery = max(u.histEvery, 1)
+	if u.histSkip++; u.histSkip < u.histEvery {
+		return
+	}
+	u.histSkip = 0
+	if len(u.histTime) == histLen {
+		for i := 0; i < histLen/2; i++ {
+			u.histTime[i], u.histTris[i], u.histMs[i] = u.histTime[2*i], u.histTris[2*i], u.histMs[2*i]
+		}
+		u.histTime, u.histTris, u.histMs = u.histTime[:histLen/2], u.histTris[:histLen/2], u.histMs[:histLen/2]
+		u.histEvery *= 2
+	}
+	ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Adapt) / float64(time.Millisecond))
+	u.histTime = append(u.histTime, float32(s.Stats.Time))
+	u.histTris = append(u.histTris, float32(s.Stats.Triangles))
+	u.histMs = append(u.histMs, ms)
+}
+
+// mark records the rectangle of the last item as the widget name, for
+// --state (State.Widgets): scripts and the GUI tests click controls by
+// name rather than by a layout they would have to know.
+func (u *uiState) mark(name string) {
+	lo, hi := imgui.ItemRectMin(), imgui.ItemRectMax()
+	wlo, wsz := imgui.WindowPos(), imgui.WindowSize()
+	if !imgui.IsItemVisible() || lo.Y < wlo.Y || hi.Y > wlo.Y+wsz.Y {
+		return // scrolled (partly) out of its window
+	}
+	u.widgets[name] = [4]float32{lo.X, lo.Y, hi.X, hi.Y}
 }
 
 // panels builds every window for this frame.
 func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interaction) uiAction {
 	var a uiAction
 	sc := u.scale
+	if u.widgets == nil {
+		u.widgets = map[string][4]float32{}
+	}
+	clear(u.widgets)
 	imgui.SetNextWindowPosV(imgui.Vec2{X: margin * sc, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{})
 	imgui.SetNextWindowSizeV(imgui.Vec2{X: sideW * sc, Y: ds[1] - 2*margin*sc}, imgui.ConditionAlways)
 	if imgui.BeginV("drape", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse) {
 		imgui.PushItemWidth(-150 * sc)
 		u.messageLine()
 		u.scenePanel(s, &a)
+		// Adaptivity second: at the default 1280×800 it sat below the
+		// fold, under five other sections.
+		u.adaptivityPanel(s, &a)
 		u.materialPanel(&a)
 		u.solverPanel(&a)
 		u.displayPanel(&a)
 		u.recordPanel(&a)
-		u.adaptivityPanel(s, &a)
 		imgui.PopItemWidth()
 	}
 	imgui.End()
@@ -425,12 +463,38 @@ func (u *uiState) solverPanel(a *uiAction) {
 	}
 }
 
+// generationKey shows which wireframe colour is which refinement
+// generation: a swatch per generation 0..6 with its number.
+func (u *uiState) generationKey() {
+	textDisabled("wireframe colour by generation:")
+	sz := imgui.TextLineHeight()
+	dl := imgui.WindowDrawList()
+	for g := 0; g <= 6; g++ {
+		if g > 0 {
+			imgui.SameLineV(0, 10*u.scale)
+		}
+		p := imgui.CursorScreenPos()
+		q := imgui.Vec2{X: p.X + sz, Y: p.Y + sz}
+		if g == 0 { // the plain wire: faint and dark, so an outlined dark box
+			dl.AddRectFilled(p, q, imgui.PackedColorFromVec4(imgui.Vec4{X: 0.12, Y: 0.12, Z: 0.14, W: 1}))
+			dl.AddRect(p, q, imgui.PackedColorFromVec4(imgui.CurrentStyle().Color(imgui.StyleColorTextDisabled)))
+		} else {
+			k := render.GenerationColors[(g-1)%len(render.GenerationColors)]
+			dl.AddRectFilled(p, q, imgui.PackedColorFromVec4(imgui.Vec4{X: k[0], Y: k[1], Z: k[2], W: 1}))
+		}
+		imgui.Dummy(imgui.Vec2{X: sz, Y: sz})
+		imgui.SameLineV(0, 2*u.scale)
+		imgui.Text(strconv.Itoa(g))
+	}
+}
+
 func (u *uiState) displayPanel(a *uiAction) {
 	if !imgui.CollapsingHeaderV("Display", imgui.TreeNodeFlagsDefaultOpen) {
 		return
 	}
 	t := &u.toggles
 	imgui.Checkbox("wireframe (W)", &t.wireframe)
+	u.mark("wireframe")
 	if t.wireframe {
 		imgui.SameLine()
 		imgui.Checkbox("by generation", &t.wireByGen)
@@ -455,8 +519,9 @@ func (u *uiState) displayPanel(a *uiAction) {
 // adaptUI is the Adaptivity panel's state: its edited copy of the
 // settings and how many CmdSetAdapt it has sent.
 type adaptUI struct {
-	edit sim.AdaptParams // the controls' copy; re-synced from snapshots once every sent edit is answered
-	sent uint64          // edits sent; compared with Snapshot.AdaptSeq
+	edit  sim.AdaptParams // the controls' copy; re-synced from snapshots once every sent edit is answered
+	sent  uint64          // edits sent; compared with Snapshot.AdaptSeq
+	scene string          // scene the section's open state was set for
 }
 
 // shownAdapt returns the settings the panel shows for the settings in
@@ -479,23 +544,28 @@ func shownAdapt(p sim.AdaptParams) sim.AdaptParams {
 // (Snapshot.AdaptErr), which is shown here with the rejected edit until the
 // user fixes or reverts it. Once every sent edit is answered without an
 // error the controls re-sync from the snapshot, so a scene load shows the
-// scene's settings. The section opens by default when the running scene
-// adapts.
+// scene's settings. The section opens when a scene that adapts is
+// loaded and closes when one that does not is.
 func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 	ad := &u.adapt
 	inForce := shownAdapt(s.Adapt)
 	if s.AdaptSeq >= ad.sent && s.AdaptErr == "" && !imgui.IsAnyItemActive() {
 		ad.edit = inForce
 	}
-	var flags imgui.TreeNodeFlags
-	if s.Adapt.Enabled {
-		flags = imgui.TreeNodeFlagsDefaultOpen
+	// Open or closed as the scene adapts or not when a scene is loaded,
+	// and then as the user leaves it: following the setting every frame
+	// (TreeNodeFlagsDefaultOpen does, until the header is first clicked)
+	// closed the section under the mouse when its checkbox was unticked.
+	if s.Scene != ad.scene {
+		ad.scene = s.Scene
+		imgui.SetNextItemOpen(s.Adapt.Enabled, imgui.ConditionAlways)
 	}
-	if !imgui.CollapsingHeaderV("Adaptivity", flags) {
+	if !imgui.CollapsingHeader("Adaptivity") {
 		return
 	}
 	p := ad.edit
 	ch := imgui.Checkbox("adaptive √3 remeshing", &p.Enabled)
+	u.mark("adaptive")
 	ch = sliderF64("l_base (1/m)", &p.Base, 0.1, 100, "%.2f", true) || ch
 	ch = sliderF64("l_gmax (1/m), ≥ l_base", &p.Max, 0.1, 1000, "%.1f", true) || ch
 	ch = sliderF64("c coarsen fraction", &p.CoarsenFrac, 0.01, 0.99, "%.2f", false) || ch
@@ -503,6 +573,7 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 	if imgui.SliderIntV("g_max generation", &g, 0, sim.MaxGeneration, "%d", imgui.SliderFlagsAlwaysClamp) {
 		p.GMax, ch = int(g), true
 	}
+	u.mark("g_max")
 	// √3 refinement triples the face count every two generations.
 	textDisabled(fmt.Sprintf("  up to ×%.3g triangles where refined", math.Pow(3, float64(p.GMax)/2)))
 	iv := int32(p.Interval)
@@ -530,6 +601,11 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 	la := s.Stats.LastAdapt
 	imgui.Textf("last adaptation: %d refined, %d coarsened", la.Refined, la.Coarsened)
 	imgui.Textf("  %.1f ms;  %d triangles", float64(la.Duration)/float64(time.Millisecond), s.Stats.Triangles)
+	if t := u.toggles; t.wireframe && t.wireByGen {
+		u.generationKey()
+	} else {
+		textDisabled("W shows the wireframe by generation")
+	}
 }
 
 func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
@@ -574,6 +650,7 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 		}
 		pad := max(1, 0.1*(hiT-lo))
 		imgui.PlotLinesV("##tris", u.histTris, 0, fmt.Sprintf("triangles (%d)", st.Triangles), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
+		u.mark("triangles plot")
 	}
 }
 

@@ -85,9 +85,7 @@ func TestGUIRecordPNGFallback(t *testing.T) {
 func TestGUIRecordLive(t *testing.T) {
 	needDisplay(t)
 	needFFmpeg(t)
-	if _, err := exec.LookPath("xdotool"); err != nil {
-		t.Skip("xdotool not installed (make deps installs it)")
-	}
+	needXdotool(t)
 	dir := outDir(t)
 	recDir := filepath.Join(dir, "live")
 	os.RemoveAll(recDir)
@@ -150,9 +148,7 @@ func TestGUIRecordLive(t *testing.T) {
 func TestGUIRecordLiveSize(t *testing.T) {
 	needDisplay(t)
 	needFFmpeg(t)
-	if _, err := exec.LookPath("xdotool"); err != nil {
-		t.Skip("xdotool not installed (make deps installs it)")
-	}
+	needXdotool(t)
 	dir := outDir(t)
 	recDir := filepath.Join(dir, "live_size")
 	os.RemoveAll(recDir)
@@ -223,9 +219,7 @@ func TestGUIRecordLiveSize(t *testing.T) {
 // keeps running.
 func TestGUIRecordFFmpegFails(t *testing.T) {
 	needDisplay(t)
-	if _, err := exec.LookPath("xdotool"); err != nil {
-		t.Skip("xdotool not installed (make deps installs it)")
-	}
+	needXdotool(t)
 	bin := t.TempDir()
 	fake := "#!/bin/sh\nhead -c 1000000 >/dev/null\necho 'av_interleaved_write_frame(): No space left on device' >&2\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(bin, "ffmpeg"), []byte(fake), 0o755); err != nil {

@@ -32,6 +32,25 @@ type State struct {
 	Messages  []string   `json:"messages"`    // errors and notices the UI showed
 	FPS       float64    `json:"fps"`         // render frames per second, smoothed
 	StepsPerS float64    `json:"steps_per_s"` // simulation steps per wall second
+	Adapt     AdaptState `json:"adapt"`       // adaptivity settings in force
+	MaxGen    int        `json:"max_gen"`     // deepest refinement generation among the live faces
+
+	// Widgets are the window rectangles [x0, y0, x1, y1] of named controls
+	// drawn in the last frame (absent when scrolled or collapsed away):
+	// "adaptive" (the Adaptivity checkbox), "g_max" (its slider),
+	// "wireframe" (the Display checkbox) and "triangles plot" (Stats).
+	Widgets map[string][4]float32 `json:"widgets"`
+}
+
+// AdaptState is the adaptivity part of State (sim.AdaptParams).
+type AdaptState struct {
+	Enabled     bool    `json:"enabled"`
+	Base        float64 `json:"l_base"`
+	Max         float64 `json:"l_gmax"`
+	CoarsenFrac float64 `json:"c"`
+	GMax        int     `json:"g_max"`
+	Interval    int     `json:"interval"`
+	MaxTris     int     `json:"max_tris"`
 }
 
 // PinState is one pinned vertex in State.
@@ -45,7 +64,8 @@ type PinState struct {
 }
 
 // stateOf returns the State of snapshot snap drawn with camera cam.
-func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged int32, msgs []string, fps float64) State {
+func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged int32, msgs []string, fps float64, widgets map[string][4]float32) State {
+	a := snap.Adapt
 	st := State{
 		Scene: snap.Scene, Frames: frames, Seq: snap.Seq,
 		Time: snap.Stats.Time, Steps: snap.Stats.Steps,
@@ -54,6 +74,15 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 		GLErrors: glErrors, Window: [2]float32{cam.Width, cam.Height},
 		Dragged: dragged, Pins: []PinState{}, Messages: msgs,
 		FPS: finite(fps), StepsPerS: finite(snap.Stats.StepsPerSec),
+		Adapt: AdaptState{Enabled: a.Enabled, Base: finite(a.Base), Max: finite(a.Max), CoarsenFrac: finite(a.CoarsenFrac),
+			GMax: a.GMax, Interval: a.Interval, MaxTris: a.MaxTris},
+		Widgets: map[string][4]float32{},
+	}
+	for _, g := range snap.FaceGen {
+		st.MaxGen = max(st.MaxGen, int(g))
+	}
+	for k, r := range widgets {
+		st.Widgets[k] = [4]float32{finite32(r[0]), finite32(r[1]), finite32(r[2]), finite32(r[3])}
 	}
 	if st.Messages == nil {
 		st.Messages = []string{}

@@ -245,7 +245,7 @@ func (v *viewer) run(sig <-chan os.Signal) error {
 
 // state returns the --state contents for the current frame.
 func (v *viewer) state() State {
-	return stateOf(v.snap, &v.cam, v.frames, v.glErrors, v.in.Dragged, v.ui.messageLog, v.fps)
+	return stateOf(v.snap, &v.cam, v.frames, v.glErrors, v.in.Dragged, v.ui.messageLog, v.fps, v.ui.widgets)
 }
 
 // frame draws one frame; with screenshot it also reads it back and saves

@@ -97,7 +97,7 @@ type DrawOptions struct {
 	BackColor  mgl32.Vec3 // linear RGB in [0,1] of the back side for ColorMapNone
 
 	Wireframe      bool       // draw triangle edges over the surface
-	WireframeByGen bool       // colour edges by their face's refinement generation
+	WireframeByGen bool       // colour edges by their face's refinement generation (GenerationColors)
 	WireColor      mgl32.Vec4 // RGBA of edges (and of generation 0 when WireframeByGen)
 
 	ShowPins bool    // draw Pins
@@ -108,6 +108,19 @@ type DrawOptions struct {
 	GridY       float32 // height of the ground plane, world units
 	GridSpacing float32 // distance between grid lines, world units, > 0
 	GridExtent  float32 // half-size of the grid square around the origin, world units; lines fade out towards it
+}
+
+// GenerationColors are the wireframe colours of refinement generations
+// 1..6 (WireframeByGen; generation 0 keeps WireColor): the Okabe-Ito
+// palette, which stays distinct for colour-blind viewers and on light and
+// dark shading alike. Generation g > 6 takes colour (g−1) mod 6.
+var GenerationColors = [6][3]float32{
+	{0.902, 0.624, 0.000}, // orange
+	{0.337, 0.706, 0.914}, // sky blue
+	{0.000, 0.620, 0.451}, // bluish green
+	{0.941, 0.894, 0.259}, // yellow
+	{0.835, 0.369, 0.000}, // vermillion
+	{0.800, 0.475, 0.655}, // reddish purple
 }
 
 // DefaultDrawOptions returns identity matrices, a key light from above and
@@ -398,6 +411,7 @@ func (r *ClothRenderer) Draw(o DrawOptions) {
 		gl.UniformMatrix4fv(p.loc("uViewProj"), 1, false, &viewProj[0])
 		gl.Uniform1i(p.loc("uByGen"), boolInt(o.WireframeByGen))
 		gl.Uniform4fv(p.loc("uColor"), 1, &o.WireColor[0])
+		gl.Uniform3fv(p.loc("uPalette"), int32(len(GenerationColors)), &GenerationColors[0][0])
 		gl.BindVertexArray(r.wireVAO)
 		gl.DrawArrays(gl.LINES, 0, r.wireVerts)
 	}

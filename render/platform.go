@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -51,6 +52,48 @@ type Window struct {
 	imguiOn     bool
 	lastTime    float64
 	justPressed [3]bool // clicks shorter than a frame still reach ImGui
+
+	keys keyLatch // key taps shorter than a frame still reach ImGui
+}
+
+// keyLatch holds back the release of a key pressed and released between
+// two frames, so that ImGui 1.85, which reads KeysDown once per frame,
+// still sees the tap: the key stays down for the next frame and is
+// released at the one after. Without it a typed value's Enter (xdotool,
+// or a quick finger on a slow frame) was lost and the text field kept
+// the keyboard.
+type keyLatch struct {
+	tapped    map[int]bool // pressed since the last frame
+	late, due []int        // releases held for the coming frame; to apply at the next
+}
+
+// press records that k went down; it cancels a held-back release of k.
+func (l *keyLatch) press(k int) {
+	if l.tapped == nil {
+		l.tapped = map[int]bool{}
+	}
+	l.tapped[k] = true
+	l.late = slices.DeleteFunc(l.late, func(x int) bool { return x == k })
+	l.due = slices.DeleteFunc(l.due, func(x int) bool { return x == k })
+}
+
+// release reports whether k's release applies now; otherwise it is
+// held back until frame has been called twice.
+func (l *keyLatch) release(k int) bool {
+	if !l.tapped[k] {
+		return true
+	}
+	l.late = append(l.late, k)
+	return false
+}
+
+// frame starts a frame: it returns the held-back releases now due (valid
+// until the next press or release).
+func (l *keyLatch) frame() []int {
+	due := l.due
+	l.due, l.late = l.late, due[:0]
+	clear(l.tapped)
+	return due
 }
 
 // NewWindow initialises GLFW, opens a window with a 4.1 core
@@ -164,8 +207,11 @@ func (w *Window) installCallbacks() {
 			switch a {
 			case glfw.Press:
 				w.io.KeyPress(int(k))
+				w.keys.press(int(k))
 			case glfw.Release:
-				w.io.KeyRelease(int(k))
+				if w.keys.release(int(k)) {
+					w.io.KeyRelease(int(k))
+				}
 			}
 			w.io.KeyCtrl(int(glfw.KeyLeftControl), int(glfw.KeyRightControl))
 			w.io.KeyShift(int(glfw.KeyLeftShift), int(glfw.KeyRightShift))
@@ -240,6 +286,13 @@ func (w *Window) NewFrame(now float64) {
 		w.io.SetMouseButtonDown(i, down)
 		w.justPressed[i] = false
 	}
+	for _, k := range w.keys.frame() {
+		w.io.KeyRelease(k)
+	}
+	w.io.KeyCtrl(int(glfw.KeyLeftControl), int(glfw.KeyRightControl))
+	w.io.KeyShift(int(glfw.KeyLeftShift), int(glfw.KeyRightShift))
+	w.io.KeyAlt(int(glfw.KeyLeftAlt), int(glfw.KeyRightAlt))
+	w.io.KeySuper(int(glfw.KeyLeftSuper), int(glfw.KeyRightSuper))
 }
 
 // Time returns seconds since GLFW was initialised.

@@ -1,0 +1,40 @@
+package app
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestPlotHistoryCoversTheRun feeds the Stats plots 5000 steps: the
+// history must stay within histLen samples and still reach back to the
+// start of the run, evenly spaced (Bender & Deul fig. 6 plots the
+// triangle count over the whole run), rather than only the last histLen
+// steps.
+func TestPlotHistoryCoversTheRun(t *testing.T) {
+	u := newUIState(1)
+	const n = 5000
+	for i := 1; i <= n; i++ {
+		var s Snapshot
+		s.Stats.Steps, s.Stats.Time, s.Stats.Triangles = i, 0.005*float64(i), 820+i
+		s.Stats.Solve = time.Duration(i) * time.Microsecond
+		u.sample(&s)
+	}
+	h := u.histTime
+	if len(h) > histLen || len(h) < histLen/2 || len(u.histTris) != len(h) || len(u.histMs) != len(h) {
+		t.Fatalf("history lengths: time %d, triangles %d, ms %d; want equal, in [%d, %d]", len(h), len(u.histTris), len(u.histMs), histLen/2, histLen)
+	}
+	if h[0] > 0.05*0.005*n {
+		t.Errorf("history starts at t = %v s, want within the first 5 %% of the %v s run", h[0], 0.005*n)
+	}
+	dt := h[1] - h[0]
+	for i := 1; i < len(h); i++ {
+		if d := h[i] - h[i-1]; math.Abs(float64(d-dt)) > 1e-4 {
+			t.Fatalf("samples %d–%d are %v s apart, want every %v s", i-1, i, d, dt)
+		}
+		if want := 820 + float32(h[i])/0.005; math.Abs(float64(u.histTris[i]-want)) > 0.5 {
+			t.Fatalf("sample %d: triangles %v at t = %v, want %v (series out of step)", i, u.histTris[i], h[i], want)
+		}
+	}
+	t.Logf("%d samples, t = %v…%v s, every %v s", len(h), h[0], h[len(h)-1], dt)
+}
