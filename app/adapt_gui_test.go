@@ -13,14 +13,14 @@ import (
 )
 
 // TestGUIAdaptive uses the viewer on the adaptive curtain as a person
-// would (Bender & Deul §5 and fig. 6): W turns the wireframe on, which is
-// coloured by generation; while the curtain gathers and refines, a free
-// vertex is dragged with the mouse; F12 saves a screenshot, whose
-// wireframe must show several generations' colours; the g_max slider,
-// dragged to 0 with the mouse, coarsens the mesh back to its 820 base
-// triangles, and the triangle plot then spans the rise and the fall; with
-// the checkbox off and a typed g_max of 4, the reset curtain gathers
-// without refining until the box is ticked again.
+// would (Bender & Deul §5 and fig. 6). While the curtain gathers and
+// refines, a free vertex dragged with the mouse stays held. Paused, F12
+// saves the frame without and then with the wireframe (W), whose edges
+// must add the colours of several generations. The g_max slider, dragged
+// to 0, coarsens the mesh back to its 820 base triangles, and the
+// triangle plot then spans the rise and the fall. With the checkbox off
+// and g_max 4 typed in, the reset curtain folds without refining until
+// the box is ticked again, and then refines to generation 4 at most.
 func TestGUIAdaptive(t *testing.T) {
 	needDisplay(t)
 	needXdotool(t)

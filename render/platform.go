@@ -213,10 +213,7 @@ func (w *Window) installCallbacks() {
 					w.io.KeyRelease(int(k))
 				}
 			}
-			w.io.KeyCtrl(int(glfw.KeyLeftControl), int(glfw.KeyRightControl))
-			w.io.KeyShift(int(glfw.KeyLeftShift), int(glfw.KeyRightShift))
-			w.io.KeyAlt(int(glfw.KeyLeftAlt), int(glfw.KeyRightAlt))
-			w.io.KeySuper(int(glfw.KeyLeftSuper), int(glfw.KeyRightSuper))
+			w.syncModifiers()
 		}
 		if h := w.handlers.Key; h != nil && a != glfw.Repeat {
 			h(int(k), a == glfw.Press, int(mods))
@@ -289,6 +286,11 @@ func (w *Window) NewFrame(now float64) {
 	for _, k := range w.keys.frame() {
 		w.io.KeyRelease(k)
 	}
+	w.syncModifiers()
+}
+
+// syncModifiers sets ImGui's modifier flags from its KeysDown.
+func (w *Window) syncModifiers() {
 	w.io.KeyCtrl(int(glfw.KeyLeftControl), int(glfw.KeyRightControl))
 	w.io.KeyShift(int(glfw.KeyLeftShift), int(glfw.KeyRightShift))
 	w.io.KeyAlt(int(glfw.KeyLeftAlt), int(glfw.KeyRightAlt))
