@@ -444,3 +444,40 @@ func TestGUIBadSceneFile(t *testing.T) {
 	})
 	v.stop()
 }
+
+// TestGUIIdle: a paused viewer with nothing happening stops drawing
+// (at most one frame per idleWait), and a mouse move brings the full rate
+// back at once.
+func TestGUIIdle(t *testing.T) {
+	needDisplay(t)
+	needXdotool(t)
+	state := filepath.Join(outDir(t), "view_idle.json")
+	v := startViewer(t, state, "--paused", "--msaa", "0", "--state-every", "1")
+	v.poll("the first state", func(s State) bool { return s.Frames >= 3 && s.Paused })
+	time.Sleep(time.Duration(1.5 * idleAfter * float64(time.Second)))
+	frames := func() int {
+		s, err := readState(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Frames
+	}
+	f0 := frames()
+	time.Sleep(2 * time.Second)
+	quiet := frames() - f0
+	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	f0, t0 := frames(), time.Now()
+	for i := 0; i < 20; i++ {
+		xdotool(t, "mousemove", "--window", win, strconv.Itoa(600+10*i), "400")
+		time.Sleep(50 * time.Millisecond)
+	}
+	busy := float64(frames()-f0) / time.Since(t0).Seconds()
+	t.Logf("%d frames in 2 s idle, %.0f frames/s while the mouse moves", quiet, busy)
+	if max := int(2/idleWait) + 3; quiet > max {
+		t.Errorf("idle: %d frames in 2 s, want at most %d (one per %v s)", quiet, max, idleWait)
+	}
+	if busy < 10 || busy < float64(quiet) {
+		t.Errorf("mouse moves: %.0f frames/s, want at least 10 and above the idle %d frames in 2 s", busy, quiet)
+	}
+	v.stop()
+}

@@ -144,7 +144,19 @@ type viewer struct {
 	glErrors    int
 	fps         float64 // smoothed render frames per second
 	lastFrame   float64 // win.Time() at the previous frame
+	lastActive  float64 // win.Time() of the last input, window event or new snapshot
+	lastSeq     uint64  // snapshot drawn in the previous frame
 }
+
+// A paused viewer that has seen no input, window event or new snapshot
+// for idleAfter seconds stops drawing and waits for events, looking up
+// every idleWait seconds (for a signal): nothing on screen changes, and
+// under software OpenGL (Xvfb, Mesa) each frame takes a good part of a
+// core. Any event (input, resize, expose) brings the full rate back.
+const (
+	idleAfter = 1.0
+	idleWait  = 0.25
+)
 
 func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), draw: render.DefaultDrawOptions(), rec: newLiveRecorder(o.RecordDir, o.RecordFPS, o.RecordWidth, o.RecordHeight, win.Samples())}
@@ -174,13 +186,19 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 	v.snap = loop.Snapshots().Acquire()
 	win.SetHandlers(render.Handlers{
 		MouseButton: func(b int, down bool, mods int) {
+			v.lastActive = v.win.Time()
 			v.in.MouseButton(b, down, mods, v.io.WantCaptureMouse(), &v.cam, v.snap, v.loop)
 		},
 		CursorPos: func(x, y float64) {
+			v.lastActive = v.win.Time()
 			v.in.CursorPos(x, y, v.io.WantCaptureMouse(), &v.cam, v.snap, v.loop)
 		},
-		Scroll: func(_, dy float64) { v.in.Scroll(dy, v.io.WantCaptureMouse(), &v.cam) },
+		Scroll: func(_, dy float64) {
+			v.lastActive = v.win.Time()
+			v.in.Scroll(dy, v.io.WantCaptureMouse(), &v.cam)
+		},
 		Key: func(k int, down bool, mods int) {
+			v.lastActive = v.win.Time()
 			if down && !v.io.WantTextInput() {
 				v.key(k, mods)
 			}
@@ -201,7 +219,18 @@ func (v *viewer) run(sig <-chan os.Signal) error {
 	v.lastFrame = v.win.Time()
 	var errs []error
 	for {
-		v.win.PollEvents()
+		quiet := false // idle, and no event came: the frame on screen stands
+		if v.idle() {
+			t0 := v.win.Time()
+			v.win.WaitEvents(idleWait)
+			if v.win.Time()-t0 < 0.9*idleWait { // woken by an event (a resize, an expose, …)
+				v.lastActive = v.win.Time()
+			} else {
+				quiet = v.lastActive < t0
+			}
+		} else {
+			v.win.PollEvents()
+		}
 		select {
 		case <-sig:
 			v.win.SetShouldClose(true)
@@ -209,6 +238,9 @@ func (v *viewer) run(sig <-chan os.Signal) error {
 		}
 		if v.win.ShouldClose() {
 			break
+		}
+		if quiet {
+			continue
 		}
 		last := v.o.Frames > 0 && v.frames+1 >= v.o.Frames
 		if err := v.frame(last); err != nil {
@@ -243,6 +275,15 @@ func (v *viewer) run(sig <-chan os.Signal) error {
 	return errors.Join(errs...)
 }
 
+// idle reports whether the loop may wait for events (see idleAfter): the
+// simulation is paused, nothing is being recorded or dragged, the viewer
+// is not rendering a fixed number of frames for a script, and nothing has
+// happened for idleAfter seconds.
+func (v *viewer) idle() bool {
+	return v.o.Frames == 0 && v.snap.Stats.Paused && !v.rec.active && v.in.Dragged < 0 &&
+		v.win.Time()-v.lastActive > idleAfter
+}
+
 // state returns the --state contents for the current frame.
 func (v *viewer) state() State {
 	return stateOf(v.snap, &v.cam, v.frames, v.glErrors, v.in.Dragged, v.ui.messageLog, v.fps, v.ui.widgets)
@@ -252,13 +293,16 @@ func (v *viewer) state() State {
 // it (before SwapBuffers).
 func (v *viewer) frame(screenshot bool) error {
 	now := v.win.Time()
-	if dt := now - v.lastFrame; dt > 0 {
+	if dt := now - v.lastFrame; dt > 0 && dt < idleAfter { // not across an idle pause
 		a := math.Min(1, dt/0.5) // about half a second of smoothing
 		v.fps += a * (1/dt - v.fps)
 	}
 	v.lastFrame = now
 
 	v.snap = v.loop.Snapshots().Acquire()
+	if v.snap.Seq != v.lastSeq {
+		v.lastSeq, v.lastActive = v.snap.Seq, now
+	}
 	if v.rec.active {
 		if why := v.rec.advance(v); why != "" {
 			v.stopRecording(why)

@@ -304,6 +304,10 @@ func (w *Window) Time() float64 { return glfw.GetTime() }
 // handlers.
 func (w *Window) PollEvents() { glfw.PollEvents() }
 
+// WaitEvents sleeps until an event arrives or timeout seconds pass, then
+// processes the pending events as PollEvents does.
+func (w *Window) WaitEvents(timeout float64) { glfw.WaitEventsTimeout(timeout) }
+
 // ShouldClose reports whether the user asked to close the window.
 func (w *Window) ShouldClose() bool { return w.win.ShouldClose() }
 
