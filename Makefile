@@ -1,7 +1,9 @@
 # Makefile for drape. `make test` is what CI runs (through .ci/run).
 #
-# deps installs the system packages the GUI build and the headless viewer
-# tests need, through apt, only when one of them is missing.
+# deps-build installs the system packages the cgo build of the viewer needs
+# (build, run and bench depend on it); deps adds those the headless viewer
+# tests and video recording need (test depends on it). Both go through apt,
+# and only when a package is missing.
 
 SHELL := /bin/bash
 
@@ -25,11 +27,13 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # has Go files (go test fails on a pattern that matches no package).
 GUI_PKGS := ./render/... $(if $(wildcard app/*.go),./app/...)
 
-.PHONY: deps build test run bench
+.PHONY: deps deps-build build test run bench
 
-deps:
+# install-missing installs those of the packages in $(1) that dpkg does not
+# know as installed.
+define install-missing
 	@missing=""; \
-	for p in $(PKGS); do \
+	for p in $(1); do \
 		dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -40,8 +44,15 @@ deps:
 	else \
 		echo "deps: all system packages present"; \
 	fi
+endef
 
-build:
+deps-build:
+	$(call install-missing,$(BUILD_PKGS))
+
+deps:
+	$(call install-missing,$(PKGS))
+
+build: deps-build
 	go build -o bin/drape .
 
 # The full physics suite runs once without the race detector (it proves sim/
@@ -54,8 +65,9 @@ test: deps
 	$(XVFB) go test -count=1 -run '^TestGUI' $(GUI_PKGS)
 
 # run opens the viewer on the default scene (app.DefaultScene, "hanging").
+# Without a display it prints one line saying so and exits 1.
 run: build
 	./bin/drape view
 
-bench:
+bench: deps-build
 	go test -run '^$$' -bench . -benchmem ./sim/...
