@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Adaptive √3 refinement and coarsening (Bender & Deul 2013 §5, after
@@ -170,6 +171,10 @@ func NewAdapter(m *Mesh, gmax int) (*Adapter, error) {
 	a.grow()
 	return a, nil
 }
+
+// IsNew reports whether vertex slot v was created since the last
+// ResetChanges.
+func (a *Adapter) IsNew(v int32) bool { return a.newVert[v] == a.epoch }
 
 // GMax returns the deepest generation the Adapter creates.
 func (a *Adapter) GMax() int { return a.gmax }
@@ -727,7 +732,7 @@ func (a *Adapter) coarsenCurv(f int32, ring []float64) float64 {
 // (every vertex that shares a face with v), in one pass over the faces.
 func (a *Adapter) ringMaxes(curv []float64) []float64 {
 	m := a.m
-	a.ring = growTo(a.ring, len(m.Pos))
+	a.ring = slices.Grow(a.ring[:0], len(m.Pos))[:len(m.Pos)]
 	clear(a.ring)
 	for _, t := range m.Tris {
 		if t[0] < 0 {

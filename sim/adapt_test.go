@@ -105,7 +105,7 @@ func newBaseInfo(m *Mesh) *baseInfo {
 // relative to the segment length).
 func onSegment(r Vec2, s [2]Vec2) bool {
 	d := s[1].Sub(s[0])
-	l2 := lenSq2(d)
+	l2 := d.Norm2()
 	u := r.Sub(s[0])
 	if math.Abs(d.Cross(u)) > 1e-9*l2 {
 		return false

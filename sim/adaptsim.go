@@ -318,11 +318,11 @@ func (s *Sim) applyChanges(ch Changes) {
 
 	// Elements of new faces (parallel over the changed faces).
 	faces := ch.Faces
-	forChunks(len(faces), func(_, lo, hi int) {
+	ForChunks(len(faces), func(_, lo, hi int) {
 		for _, f := range faces[lo:hi] {
 			t := m.Tris[f]
-			s.elems[f] = newElemRest(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]])
-			g1, g2, ok := corotatedFrame(&s.elems[f], m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
+			s.elems[f] = NewElemRest(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]])
+			g1, g2, ok := CorotatedFrame(&s.elems[f], m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 			if !ok {
 				g1, g2 = Vec3{X: 1}, Vec3{Y: 1}
 			}
@@ -330,7 +330,7 @@ func (s *Sim) applyChanges(ch Changes) {
 		}
 	})
 	for _, f := range ch.RemovedFaces {
-		s.elems[f] = elemRest{}
+		s.elems[f] = ElemRest{}
 	}
 
 	// Lumped areas of touched vertices: A_p = ⅓·Σ A_i over the fan.
@@ -345,12 +345,12 @@ func (s *Sim) applyChanges(ch Changes) {
 		s.dv[v], s.dvOld[v], s.z[v] = Vec3{}, Vec3{}, Vec3{}
 	}
 	verts := ch.Verts
-	forChunks(len(verts), func(_, lo, hi int) {
+	ForChunks(len(verts), func(_, lo, hi int) {
 		for _, v := range verts[lo:hi] {
 			var a float64
-			it := newFan(m, v, ad.vertFace[v])
-			for f, _, ok := it.next(); ok; f, _, ok = it.next() {
-				a += s.elems[f].area
+			it := NewFan(m, v, ad.vertFace[v])
+			for f, _, ok := it.Next(); ok; f, _, ok = it.Next() {
+				a += s.elems[f].Area
 			}
 			s.area[v] = a / 3
 		}
@@ -390,7 +390,7 @@ func (s *Sim) updateSystem(ch Changes) {
 				}
 			}
 		}
-		forChunks(nv, func(_, lo, hi int) {
+		ForChunks(nv, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				ad.rows[i].compute(m, int32(i), ad.vertFace[i])
 			}
@@ -425,7 +425,7 @@ func (s *Sim) updateSystem(ch Changes) {
 		mark(v, -1)
 	}
 	list := ad.dirtyList
-	forChunks(len(list), func(_, lo, hi int) {
+	ForChunks(len(list), func(_, lo, hi int) {
 		for _, v := range list[lo:hi] {
 			ad.rows[v].compute(m, v, ad.vertFace[v])
 		}
@@ -565,7 +565,7 @@ func (s *Sim) derivePins(ch Changes) {
 		var ends [2]int32
 		for d := 0; d < 2; d++ {
 			prev, cur := v, nb[d]
-			for steps := 0; cur >= 0 && ad.a.newVert[cur] == ad.a.epoch && steps < 1<<20; steps++ {
+			for steps := 0; cur >= 0 && ad.a.IsNew(cur) && steps < 1<<20; steps++ {
 				n2 := s.boundaryNeighbours(cur)
 				next := n2[0]
 				if next == prev {
@@ -585,7 +585,7 @@ func (s *Sim) derivePins(ch Changes) {
 		pa, pb := s.pins[ka], s.pins[kb]
 		ra, rb := m.Rest[ends[0]], m.Rest[ends[1]]
 		d := rb.Sub(ra)
-		u := math.Sqrt(lenSq2(m.Rest[v].Sub(ra)) / lenSq2(d))
+		u := math.Sqrt(m.Rest[v].Sub(ra).Norm2() / d.Norm2())
 		p := Pin{Vertex: v, Anchor: pa.Anchor.Scale(1 - u).Add(pb.Anchor.Scale(u)), Path: lerpPath(pa.Path, pb.Path, u)}
 		p.Target = p.Anchor
 		if p.Path != nil {
@@ -607,8 +607,8 @@ func (s *Sim) boundaryNeighbours(v int32) [2]int32 {
 	if f0 < 0 || m.Tris[f0][0] < 0 {
 		return out
 	}
-	it := newFan(m, v, f0)
-	for f, c, ok := it.next(); ok; f, c, ok = it.next() {
+	it := NewFan(m, v, f0)
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
 		t := m.Tris[f]
 		if m.Adj[f][c] < 0 { // edge leaving v
 			out[0] = t[(c+1)%3]
@@ -622,8 +622,8 @@ func (s *Sim) boundaryNeighbours(v int32) [2]int32 {
 	}
 	// Keep vertFace valid for the walk: the boundary neighbours are
 	// vertices of faces of v's fan.
-	it = newFan(m, v, f0)
-	for f, c, ok := it.next(); ok; f, c, ok = it.next() {
+	it = NewFan(m, v, f0)
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
 		t := m.Tris[f]
 		s.ad.vertFace[t[(c+1)%3]] = f
 		s.ad.vertFace[t[(c+2)%3]] = f
@@ -696,7 +696,7 @@ func (s *Sim) conserveMomentum(ch Changes) {
 	ad.nodes = ad.nodes[:0]
 	oldN := int32(len(ad.oldAlive))
 	wasAlive := func(v int32) bool { return v < oldN && ad.oldAlive[v] }
-	isNew := func(v int32) bool { return ad.a.newVert[v] == ad.a.epoch }
+	isNew := ad.a.IsNew
 	add := func(x int32) {
 		ad.uf[x] = x
 		ad.acc[x] = momAcc{}
@@ -779,10 +779,10 @@ func (s *Sim) warmStart(ch Changes) {
 	for _, v := range ch.NewVerts {
 		var sum Vec3
 		cnt := 0
-		it := newFan(m, v, ad.vertFace[v])
-		for f, c, ok := it.next(); ok; f, c, ok = it.next() {
+		it := NewFan(m, v, ad.vertFace[v])
+		for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
 			j := m.Tris[f][(c+1)%3]
-			if ad.a.newVert[j] != ad.a.epoch {
+			if !ad.a.IsNew(j) {
 				sum = sum.Add(s.dv[j])
 				cnt++
 			}

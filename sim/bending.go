@@ -13,7 +13,7 @@ import "math"
 // 1.2–1.5× the plate energy.
 const bendingScale = 1.0
 
-// edgeBendingQ returns the upper triangle (row-major: 00 01 02 03 11 12 13
+// EdgeBendingQ returns the upper triangle (row-major: 00 01 02 03 11 12 13
 // 22 23 33) of the 4×4 isometric bending Hessian of one interior edge,
 // Q_e = K·Kᵀ/(A₀+A₁) with
 //
@@ -27,7 +27,7 @@ const bendingScale = 1.0
 // zero energy, and because Σ K_i = 0 and K is built from the rest shape,
 // Q·x vanishes for every planar or rigidly moved flat configuration. The
 // energy of the edge is ½·k_b·Σ_ij Q_ij x_i·x_j and the Hessian is Q⊗I₃.
-func edgeBendingQ(r0, r1, r2, r3 Vec2) (q [10]float64) {
+func EdgeBendingQ(r0, r1, r2, r3 Vec2) (q [10]float64) {
 	e0 := r1.Sub(r0)
 	e1 := r2.Sub(r0)
 	e2 := r3.Sub(r0)
@@ -56,20 +56,16 @@ func cot2(a, b Vec2) float64 {
 	return (a.X*b.X + a.Y*b.Y) / math.Abs(a.Cross(b))
 }
 
-// qIndex maps a stencil pair (i, j) to its slot in edgeBendingQ's output.
-var qIndex = [4][4]int{{0, 1, 2, 3}, {1, 4, 5, 6}, {2, 5, 7, 8}, {3, 6, 8, 9}}
-
-// stencil returns the four vertices of an edge's bending stencil in the
-// order edgeBendingQ expects.
-func (e Edge) stencil() [4]int32 { return [4]int32{e.V0, e.V1, e.V2, e.V3} }
+// QIndex maps a stencil pair (i, j) to its slot in EdgeBendingQ's output.
+var QIndex = [4][4]int{{0, 1, 2, 3}, {1, 4, 5, 6}, {2, 5, 7, 8}, {3, 6, 8, 9}}
 
 // BendingEnergy returns ½·k_b·Σ_e Σ_ij Q_e,ij x_i·x_j over all interior
 // edges of m at its current positions, in J.
 func BendingEnergy(m *Mesh, kb float64) float64 {
 	var e float64
 	for _, ed := range m.InteriorEdges() {
-		st := ed.stencil()
-		q := edgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
+		st := ed.Stencil()
+		q := EdgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
 		// Q annihilates translations (Σ_i K_i = 0), so positions are taken
 		// relative to x₀ to avoid cancellation far from the origin.
 		var d [4]Vec3
@@ -78,7 +74,7 @@ func BendingEnergy(m *Mesh, kb float64) float64 {
 		}
 		for i := 0; i < 4; i++ {
 			for j := 0; j < 4; j++ {
-				e += q[qIndex[i][j]] * d[i].Dot(d[j])
+				e += q[QIndex[i][j]] * d[i].Dot(d[j])
 			}
 		}
 	}

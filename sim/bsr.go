@@ -222,7 +222,7 @@ func newBlockSystem(m *Mesh, edges []Edge) *blockSystem {
 			fillV[r[i]]++
 			for j := 0; j < 3; j++ {
 				k := s.find(r[i], r[j])
-				c := int32(6*f+upperIndex[i][j]) << 1
+				c := int32(6*f+UpperIndex[i][j]) << 1
 				if i > j {
 					c |= 1
 				}
@@ -282,15 +282,15 @@ func (s *blockSystem) find(i, j int32) int32 {
 
 // addEdge adds the bending Hessian of one interior edge to qsum and oppQ.
 func (s *blockSystem) addEdge(m *Mesh, e Edge) {
-	st := e.stencil()
-	q := edgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
+	st := e.Stencil()
+	q := EdgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
 	var r [4]int32
 	for i, v := range st {
 		r[i] = s.row[v]
 	}
 	for i := 0; i < 4; i++ {
 		for j := 0; j < 4; j++ {
-			v := q[qIndex[i][j]]
+			v := q[QIndex[i][j]]
 			if (i+j == 5) && i != j { // (2,3) or (3,2): the opposite vertices
 				if k := s.findOpp(r[i], r[j]); k >= 0 {
 					s.oppQ[k] += v
@@ -304,7 +304,7 @@ func (s *blockSystem) addEdge(m *Mesh, e Edge) {
 
 // mulVec sets y = A·x, both indexed by row.
 func (s *blockSystem) mulVec(y, x []Vec3) {
-	forChunks(s.n, func(_, lo, hi int) {
+	ForChunks(s.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var acc Vec3
 			for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {

@@ -49,13 +49,13 @@ func (r *rowData) compute(m *Mesh, i, f0 int32) {
 		r.qsum = append(r.qsum[:0], 0)
 		return
 	}
-	it := newFan(m, i, f0)
-	for f, c, ok := it.next(); ok; f, c, ok = it.next() {
+	it := NewFan(m, i, f0)
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
 		t := m.Tris[f]
 		r.cols = append(r.cols, t[(c+1)%3], t[(c+2)%3])
 		r.corners = append(r.corners, 3*f+int32(c))
 		for j := 0; j < 3; j++ {
-			code := int32(6*int(f)+upperIndex[c][j]) << 1
+			code := int32(6*int(f)+UpperIndex[c][j]) << 1
 			if c > j {
 				code |= 1
 			}
@@ -69,7 +69,7 @@ func (r *rowData) compute(m *Mesh, i, f0 int32) {
 				continue
 			}
 			if g < f {
-				ge := int32(m.corner(g, t[(e+1)%3]))
+				ge := int32(m.Corner(g, t[(e+1)%3]))
 				r.edges = append(r.edges, 3*g+ge)
 			} else {
 				r.edges = append(r.edges, 3*f+int32(e))
@@ -102,14 +102,14 @@ func (r *rowData) compute(m *Mesh, i, f0 int32) {
 	r.qsum = growTo(r.qsum[:0], len(r.cols))
 	for _, code := range r.edges {
 		e := m.EdgeAt(code/3, int(code%3))
-		st := e.stencil()
+		st := e.Stencil()
 		p := 0
 		for st[p] != i {
 			p++
 		}
-		q := edgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
+		q := EdgeBendingQ(m.Rest[st[0]], m.Rest[st[1]], m.Rest[st[2]], m.Rest[st[3]])
 		for j := 0; j < 4; j++ {
-			v := q[qIndex[p][j]]
+			v := q[QIndex[p][j]]
 			k, found := slices.BinarySearch(r.cols, st[j])
 			if !found { // only the vertex opposite i across the edge
 				r.addOpp(st[j], v)
@@ -160,7 +160,7 @@ func packRows(dst, src *blockSystem, rows []rowData, fresh []bool, m *Mesh) {
 	s.rowContrib = growTo(s.rowContrib, n)
 	s.rowSrc = growTo(s.rowSrc, n)
 	s.rowLens = growTo(s.rowLens, n)
-	forChunks(n, func(_, lo, hi int) {
+	ForChunks(n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := s.slot[i]
 			j := int32(-1)
@@ -213,7 +213,7 @@ func packRows(dst, src *blockSystem, rows []rowData, fresh []bool, m *Mesh) {
 			}
 		}
 	}
-	forChunks(n, func(_, lo, hi int) {
+	ForChunks(n, func(_, lo, hi int) {
 		for i := int32(lo); i < int32(hi); i++ {
 			if j := s.rowSrc[i]; j >= 0 {
 				s.copyRow(i, src, j)

@@ -41,12 +41,12 @@ func (w *CurvatureWorkspace) MeanCurvature(m *Mesh, out []float64) {
 		panic("sim: MeanCurvature: len(out) < len(m.Pos)")
 	}
 	w.prepare(m)
-	forChunks(nv, func(_, lo, hi int) {
+	ForChunks(nv, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			out[v] = w.interiorH(m, int32(v))
 		}
 	})
-	forChunks(nv, func(_, lo, hi int) {
+	ForChunks(nv, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			if w.boundary[v] {
 				out[v] = w.boundaryH(m, int32(v), out)
@@ -73,7 +73,7 @@ func (w *CurvatureWorkspace) VertexNormals(m *Mesh, out []Vec3) {
 		panic("sim: VertexNormals: len(out) < len(m.Pos)")
 	}
 	w.prepare(m)
-	forChunks(nv, func(_, lo, hi int) {
+	ForChunks(nv, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			out[v] = w.normal(m, int32(v))
 		}
@@ -114,26 +114,26 @@ func (w *CurvatureWorkspace) prepare(m *Mesh) {
 	}
 }
 
-// fanIter walks the faces around vertex v through Adj, first turning
+// FanIter walks the faces around vertex v through Adj, first turning
 // across the edge entering v until it returns to the start face or reaches
 // the boundary, then (at the boundary) turning the other way from the start
 // face. It visits each face of the fan once, for interior and boundary
 // vertices alike, and does not allocate.
-type fanIter struct {
+type FanIter struct {
 	m        *Mesh
 	v, f0, f int32
 	back     bool
 }
 
-func newFan(m *Mesh, v, f0 int32) fanIter { return fanIter{m: m, v: v, f0: f0, f: f0} }
+func NewFan(m *Mesh, v, f0 int32) FanIter { return FanIter{m: m, v: v, f0: f0, f: f0} }
 
-// next returns the next face and the corner of v in it, or ok=false.
-func (it *fanIter) next() (f int32, c int, ok bool) {
+// Next returns the next face and the corner of v in it, or ok=false.
+func (it *FanIter) Next() (f int32, c int, ok bool) {
 	if it.f < 0 {
 		return -1, 0, false
 	}
 	f = it.f
-	c = it.m.corner(f, it.v)
+	c = it.m.Corner(f, it.v)
 	if !it.back {
 		g := it.m.Adj[f][(c+2)%3] // across the edge entering v
 		switch {
@@ -143,7 +143,7 @@ func (it *fanIter) next() (f int32, c int, ok bool) {
 			it.f = g
 		default:
 			it.back = true
-			it.f = it.m.Adj[it.f0][it.m.corner(it.f0, it.v)]
+			it.f = it.m.Adj[it.f0][it.m.Corner(it.f0, it.v)]
 		}
 	} else {
 		it.f = it.m.Adj[f][c] // across the edge leaving v
@@ -159,8 +159,8 @@ func (it *fanIter) next() (f int32, c int, ok bool) {
 // edges meet at, so one cross product per face serves all three corners.
 func meyer(m *Mesh, v, f0 int32) (k, n Vec3, area float64) {
 	xi := m.Pos[v]
-	it := newFan(m, v, f0)
-	for f, c, ok := it.next(); ok; f, c, ok = it.next() {
+	it := NewFan(m, v, f0)
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
 		t := m.Tris[f]
 		xj, xk := m.Pos[t[(c+1)%3]], m.Pos[t[(c+2)%3]]
 		eij, eik, ejk := xj.Sub(xi), xk.Sub(xi), xk.Sub(xj)
@@ -217,8 +217,8 @@ func (w *CurvatureWorkspace) boundaryH(m *Mesh, v int32, h []float64) float64 {
 	// slots weights all of them equally.
 	var sum float64
 	cnt := 0
-	it := newFan(m, v, w.vertFace[v])
-	for f, c, ok := it.next(); ok; f, c, ok = it.next() {
+	it := NewFan(m, v, w.vertFace[v])
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
 		t := m.Tris[f]
 		for _, j := range [2]int32{t[(c+1)%3], t[(c+2)%3]} {
 			if !w.boundary[j] {
@@ -240,8 +240,8 @@ func (w *CurvatureWorkspace) normal(m *Mesh, v int32) Vec3 {
 	}
 	var n Vec3
 	xi := m.Pos[v]
-	it := newFan(m, v, f0)
-	for f, c, ok := it.next(); ok; f, c, ok = it.next() {
+	it := NewFan(m, v, f0)
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
 		t := m.Tris[f]
 		n = n.Add(m.Pos[t[(c+1)%3]].Sub(xi).Cross(m.Pos[t[(c+2)%3]].Sub(xi)))
 	}

@@ -2,33 +2,33 @@ package sim
 
 import "math"
 
-// elemRest is what a triangle keeps from its rest (material) shape for the
+// ElemRest is what a triangle keeps from its rest (material) shape for the
 // corotational linear FEM of Bender & Deul §4.2 and appendix A.
-type elemRest struct {
+type ElemRest struct {
 	dN   [3]Vec2    // shape-function derivatives (∂N_i/∂x, ∂N_i/∂y), appendix A, 1/m
-	area float64    // A_e, rest area, m²
+	Area float64    // A_e, rest area, m²
 	sInv [4]float64 // S⁻¹ row-major, S = [m_b−m_a, m_c−m_a] (material edge vectors as columns)
 	dm   [2]Vec2    // m_b−m_a, m_c−m_a, m
 }
 
-// newElemRest returns the rest data of the material triangle (a, b, c),
+// NewElemRest returns the rest data of the material triangle (a, b, c),
 // counter-clockwise. The derivatives are those of appendix A:
 //
 //	∂N/∂m = 1/(2A_e) · [y_b−y_c, x_c−x_b; y_c−y_a, x_a−x_c; y_a−y_b, x_b−x_a]
 //
 // A zero-area triangle gives infinite derivatives; NewMesh rejects those.
-func newElemRest(a, b, c Vec2) elemRest {
+func NewElemRest(a, b, c Vec2) ElemRest {
 	area := RestArea(a, b, c)
 	inv2A := 1 / (2 * area)
 	e1, e2 := b.Sub(a), c.Sub(a)
 	det := e1.Cross(e2) // = 2A
-	return elemRest{
+	return ElemRest{
 		dN: [3]Vec2{
 			{(b.Y - c.Y) * inv2A, (c.X - b.X) * inv2A},
 			{(c.Y - a.Y) * inv2A, (a.X - c.X) * inv2A},
 			{(a.Y - b.Y) * inv2A, (b.X - a.X) * inv2A},
 		},
-		area: area,
+		Area: area,
 		sInv: [4]float64{e2.Y / det, -e2.X / det, -e1.Y / det, e1.X / det},
 		dm:   [2]Vec2{e1, e2},
 	}
@@ -38,10 +38,10 @@ func newElemRest(a, b, c Vec2) elemRest {
 // blocks of a symmetric 9×9 element matrix, in storage order.
 var upper = [6][2]int{{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}}
 
-// upperIndex[i][j] is the storage slot of block (i, j) or (j, i).
-var upperIndex = [3][3]int{{0, 1, 2}, {1, 3, 4}, {2, 4, 5}}
+// UpperIndex[i][j] is the storage slot of block (i, j) or (j, i).
+var UpperIndex = [3][3]int{{0, 1, 2}, {1, 3, 4}, {2, 4, 5}}
 
-// corotatedFrame returns the world vectors g1, g2 = Pᵀ·R·e1, Pᵀ·R·e2: the
+// CorotatedFrame returns the world vectors g1, g2 = Pᵀ·R·e1, Pᵀ·R·e2: the
 // material weft and warp axes carried into the deformed triangle's plane by
 // its rotation (Bender & Deul §4.2). P projects onto the plane of the
 // deformed triangle (x_a, x_b, x_c) with p_x along x_b−x_a and
@@ -54,7 +54,7 @@ var upperIndex = [3][3]int{{0, 1, 2}, {1, 3, 4}, {2, 4, 5}}
 // (c, s) ∝ (F₀₀+F₁₁, F₁₀−F₀₁) (Shoemake & Duff 1992). ok is false when
 // the deformed triangle is degenerate (collinear corners); the caller then
 // keeps the previous frame.
-func corotatedFrame(er *elemRest, xa, xb, xc Vec3) (g1, g2 Vec3, ok bool) {
+func CorotatedFrame(er *ElemRest, xa, xb, xc Vec3) (g1, g2 Vec3, ok bool) {
 	e1, e2 := xb.Sub(xa), xc.Sub(xa)
 	n := e1.Cross(e2)
 	nn := n.Norm()
@@ -83,19 +83,19 @@ func corotatedFrame(er *elemRest, xa, xb, xc Vec3) (g1, g2 Vec3, ok bool) {
 	return g1, g2, true
 }
 
-// elementForces returns the three internal nodal forces K_e^R·y + f_0,e
+// ElementForces returns the three internal nodal forces K_e^R·y + f_0,e
 // = G·K_e·(Gᵀ·y − x̄_0) of one element for the stacked positions y
 // (Bender & Deul §4.2, with G = Pᵀ·R the corotated frame), computed as
 // A_e·B_iᵀ·C·ε with the linear strain ε = Σ_j B_j·u_j of the unrotated
 // displacements u_j = Gᵀ(y_j−y_a) − (m_j−m_a). Translation drops out
 // because Σ_i B_i = 0. These are the forces the cloth exerts on the outside;
 // the elastic force on the vertices is their negative.
-func elementForces(er *elemRest, c *Mat3, g1, g2 Vec3, ya, yb, yc Vec3) (f [3]Vec3) {
-	ex, ey, gxy := elementStrain(er, g1, g2, ya, yb, yc)
+func ElementForces(er *ElemRest, c *Mat3, g1, g2 Vec3, ya, yb, yc Vec3) (f [3]Vec3) {
+	ex, ey, gxy := ElementStrain(er, g1, g2, ya, yb, yc)
 	dN := &er.dN
-	sx := (c[0]*ex + c[1]*ey) * er.area
-	sy := (c[3]*ex + c[4]*ey) * er.area
-	sxy := c[8] * gxy * er.area
+	sx := (c[0]*ex + c[1]*ey) * er.Area
+	sy := (c[3]*ex + c[4]*ey) * er.Area
+	sxy := c[8] * gxy * er.Area
 	for i := 0; i < 3; i++ {
 		// φ_i = A·B_iᵀσ = A·(dx σx + dy τ, dy σy + dx τ)
 		phx := dN[i].X*sx + dN[i].Y*sxy
@@ -105,10 +105,10 @@ func elementForces(er *elemRest, c *Mat3, g1, g2 Vec3, ya, yb, yc Vec3) (f [3]Ve
 	return f
 }
 
-// elementStrain returns the linear strain (ε_x, ε_y, γ_xy) = Σ_j B_j·u_j of
+// ElementStrain returns the linear strain (ε_x, ε_y, γ_xy) = Σ_j B_j·u_j of
 // the element at positions (xa, xb, xc) in its corotated frame (g1, g2),
 // with u_j = Gᵀ(x_j−x_a) − (m_j−m_a) (Bender & Deul §4.2).
-func elementStrain(er *elemRest, g1, g2 Vec3, xa, xb, xc Vec3) (ex, ey, gxy float64) {
+func ElementStrain(er *ElemRest, g1, g2 Vec3, xa, xb, xc Vec3) (ex, ey, gxy float64) {
 	d1, d2 := xb.Sub(xa), xc.Sub(xa)
 	u1 := Vec2{g1.Dot(d1) - er.dm[0].X, g2.Dot(d1) - er.dm[0].Y}
 	u2 := Vec2{g1.Dot(d2) - er.dm[1].X, g2.Dot(d2) - er.dm[1].Y}
@@ -119,10 +119,10 @@ func elementStrain(er *elemRest, g1, g2 Vec3, xa, xb, xc Vec3) (ex, ey, gxy floa
 	return ex, ey, gxy
 }
 
-// elementStress returns the membrane stress (σ_x, σ_y, τ_xy) = C·ε of the
+// ElementStress returns the membrane stress (σ_x, σ_y, τ_xy) = C·ε of the
 // element at positions (xa, xb, xc) in its corotated frame (g1, g2), N/m.
-func elementStress(er *elemRest, c *Mat3, g1, g2 Vec3, xa, xb, xc Vec3) (sx, sy, txy float64) {
-	ex, ey, gxy := elementStrain(er, g1, g2, xa, xb, xc)
+func ElementStress(er *ElemRest, c *Mat3, g1, g2 Vec3, xa, xb, xc Vec3) (sx, sy, txy float64) {
+	ex, ey, gxy := ElementStrain(er, g1, g2, xa, xb, xc)
 	return c[0]*ex + c[1]*ey, c[3]*ex + c[4]*ey, c[8] * gxy
 }
 
@@ -153,7 +153,7 @@ func tensionPart(sx, sy, t float64) (px, py, pt float64) {
 	return l1 * ex * ex, l1 * ey * ey, l1 * ex * ey
 }
 
-// elementStiffness writes scale·(K_e^R + K_σ) into the six upper 3×3 blocks of
+// ElementStiffness writes scale·(K_e^R + K_σ) into the six upper 3×3 blocks of
 // out, where K_e^R = R_P,e·K_e·R_P,eᵀ and the 2×2 block (i, j) of
 // K_e = A_e·B_eᵀ·C·B_e is
 //
@@ -175,9 +175,9 @@ func tensionPart(sx, sy, t float64) (px, py, pt float64) {
 // in-plane rotation (as shear), and adding stress stiffness there too
 // made the orthotropic curtain gain energy in TestEnergyNeverGrows.
 //
-// kg holds the scalars A·∇N_iᵀ·S⁺·∇N_j of geometricStiffness.
-func elementStiffness(er *elemRest, c *Mat3, g1, g2 Vec3, kg *[6]float64, scale float64, out *[6]Mat3) {
-	a := er.area * scale
+// kg holds the scalars A·∇N_iᵀ·S⁺·∇N_j of GeometricStiffness.
+func ElementStiffness(er *ElemRest, c *Mat3, g1, g2 Vec3, kg *[6]float64, scale float64, out *[6]Mat3) {
+	a := er.Area * scale
 	dN := &er.dN
 	n := g1.Cross(g2)
 	for u, p := range upper {
@@ -213,10 +213,10 @@ func elementStiffness(er *elemRest, c *Mat3, g1, g2 Vec3, kg *[6]float64, scale 
 	}
 }
 
-// geometricStiffness returns, in upper-block order, the scalars
+// GeometricStiffness returns, in upper-block order, the scalars
 // A·∇N_iᵀ·S⁺·∇N_j of the out-of-plane stress stiffness K_σ (see
-// elementStiffness) for the stress (sx, sy, txy), N/m.
-func geometricStiffness(er *elemRest, sx, sy, txy float64) (kg [6]float64) {
+// ElementStiffness) for the stress (sx, sy, txy), N/m.
+func GeometricStiffness(er *ElemRest, sx, sy, txy float64) (kg [6]float64) {
 	sx, sy, txy = tensionPart(sx, sy, txy)
 	if sx == 0 && sy == 0 {
 		return kg
@@ -224,7 +224,7 @@ func geometricStiffness(er *elemRest, sx, sy, txy float64) (kg [6]float64) {
 	dN := &er.dN
 	for u, p := range upper {
 		xi, yi, xj, yj := dN[p[0]].X, dN[p[0]].Y, dN[p[1]].X, dN[p[1]].Y
-		kg[u] = er.area * (xi*(sx*xj+txy*yj) + yi*(txy*xj+sy*yj))
+		kg[u] = er.Area * (xi*(sx*xj+txy*yj) + yi*(txy*xj+sy*yj))
 	}
 	return kg
 }

@@ -209,7 +209,7 @@ func delaunayFlips(rest []Vec2, tris [][3]int32) {
 				}
 				v3 := tris[h.f][(h.i+2)%3]
 				a, b, c, d := rest[v0], rest[v1], rest[v2], rest[v3]
-				s := lenSq2(b.Sub(a)) + lenSq2(c.Sub(a))
+				s := b.Sub(a).Norm2() + c.Sub(a).Norm2()
 				if inCircle(a, b, c, d) <= 1e-10*s*s {
 					continue
 				}

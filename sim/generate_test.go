@@ -153,7 +153,7 @@ func TestIrregularGrid(t *testing.T) {
 		// Empty circumcircles: no vertex strictly inside any face's circle.
 		for f, tr := range m.Tris {
 			a, b, cc := m.Rest[tr[0]], m.Rest[tr[1]], m.Rest[tr[2]]
-			s := lenSq2(b.Sub(a)) + lenSq2(cc.Sub(a))
+			s := b.Sub(a).Norm2() + cc.Sub(a).Norm2()
 			for v, p := range m.Rest {
 				if int32(v) == tr[0] || int32(v) == tr[1] || int32(v) == tr[2] {
 					continue

@@ -82,7 +82,7 @@ func NewMesh(pos []Vec3, rest []Vec2, tris [][3]int32) (*Mesh, error) {
 			return nil, &FaceError{f, "repeats a vertex"}
 		}
 		a := RestArea(rest[t[0]], rest[t[1]], rest[t[2]])
-		scale := math.Max(lenSq2(rest[t[1]].Sub(rest[t[0]])), lenSq2(rest[t[2]].Sub(rest[t[0]])))
+		scale := math.Max(rest[t[1]].Sub(rest[t[0]]).Norm2(), rest[t[2]].Sub(rest[t[0]]).Norm2())
 		if !(a > 1e-12*scale) {
 			if a < -1e-12*scale {
 				return nil, &FaceError{f, "is clockwise in material space (faces must be counter-clockwise)"}
@@ -120,8 +120,6 @@ func NewMesh(pos []Vec3, rest []Vec2, tris [][3]int32) (*Mesh, error) {
 	}
 	return m, nil
 }
-
-func lenSq2(a Vec2) float64 { return a.X*a.X + a.Y*a.Y }
 
 // RestArea returns the signed area ½ (b−a)×(c−a) of a material-space
 // triangle; positive when counter-clockwise.
@@ -194,7 +192,7 @@ func (m *Mesh) fanSize(v, f int32) int {
 	// Counter-clockwise: across the edge entering v.
 	g := f
 	for {
-		i := m.corner(g, v)
+		i := m.Corner(g, v)
 		g = m.Adj[g][(i+2)%3]
 		if g < 0 {
 			break
@@ -206,7 +204,7 @@ func (m *Mesh) fanSize(v, f int32) int {
 	}
 	g = f
 	for {
-		i := m.corner(g, v)
+		i := m.Corner(g, v)
 		g = m.Adj[g][i]
 		if g < 0 {
 			return n
@@ -215,9 +213,9 @@ func (m *Mesh) fanSize(v, f int32) int {
 	}
 }
 
-// corner returns the index k with Tris[f][k] == v. It panics if v is not a
+// Corner returns the index k with Tris[f][k] == v. It panics if v is not a
 // vertex of f (a programming error).
-func (m *Mesh) corner(f, v int32) int {
+func (m *Mesh) Corner(f, v int32) int {
 	t := m.Tris[f]
 	switch v {
 	case t[0]:
@@ -297,6 +295,10 @@ type Edge struct {
 	F0, F1         int32
 }
 
+// Stencil returns the four vertices of an edge's bending stencil in the
+// order EdgeBendingQ expects.
+func (e Edge) Stencil() [4]int32 { return [4]int32{e.V0, e.V1, e.V2, e.V3} }
+
 // InteriorEdges returns every interior edge once, ordered by (F0, edge index).
 func (m *Mesh) InteriorEdges() []Edge {
 	var es []Edge
@@ -321,7 +323,7 @@ func (m *Mesh) EdgeAt(f int32, i int) Edge {
 	t := m.Tris[f]
 	g := m.Adj[f][i]
 	v0, v1 := t[i], t[(i+1)%3]
-	j := m.corner(g, v1) // in g the edge runs v1 → v0, so v1 is at j and v0 at j+1
+	j := m.Corner(g, v1) // in g the edge runs v1 → v0, so v1 is at j and v0 at j+1
 	return Edge{V0: v0, V1: v1, V2: t[(i+2)%3], V3: m.Tris[g][(j+2)%3], F0: f, F1: g}
 }
 

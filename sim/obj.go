@@ -304,7 +304,7 @@ func orientRest(rest []Vec2, tris [][3]int32, what string) error {
 	for f, t := range tris {
 		a, b, c := rest[t[0]], rest[t[1]], rest[t[2]]
 		ar := RestArea(a, b, c)
-		scale := math.Max(lenSq2(b.Sub(a)), lenSq2(c.Sub(a)))
+		scale := math.Max(b.Sub(a).Norm2(), c.Sub(a).Norm2())
 		switch {
 		case ar > 1e-12*scale:
 			ccw = append(ccw, f)

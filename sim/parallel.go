@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// chunks is the fixed number of pieces every parallel loop is cut into.
+// Chunks is the fixed number of pieces every parallel loop is cut into.
 // Reductions add the pieces' partial sums in piece order, so results are
 // bit-identical whatever the number of cores.
-const chunks = 16
+const Chunks = 16
 
 // spinFor is how long a worker keeps polling for its next job before it
 // parks on its channel. A PCG solve posts two parallel passes per
@@ -23,11 +23,11 @@ const chunks = 16
 // 35 ms); with polling 1.3–2.0 and 20–24 ms.
 const spinFor = 200 * time.Microsecond
 
-// spinWait is how long forChunks polls for its workers to finish before
+// spinWait is how long ForChunks polls for its workers to finish before
 // it parks.
 const spinWait = 50 * time.Microsecond
 
-// pool is the process-wide set of worker goroutines behind forChunks,
+// pool is the process-wide set of worker goroutines behind ForChunks,
 // started on first use and kept. One loop runs at a time (mu); the caller
 // does its share of the pieces itself.
 var pool struct {
@@ -111,14 +111,14 @@ func (w *worker) await(last uint64) uint64 {
 	return w.seq.Load()
 }
 
-// forChunks calls fn(k, lo, hi) for the chunks pieces of [0, n), on up to
+// ForChunks calls fn(k, lo, hi) for the chunks pieces of [0, n), on up to
 // GOMAXPROCS goroutines, and returns when all are done. Piece k is
-// [k·n/chunks, (k+1)·n/chunks). fn must not call forChunks itself. Callers
+// [k·n/chunks, (k+1)·n/chunks). fn must not call ForChunks itself. Callers
 // in hot loops pass a func value made once, outside the loop, so that no
 // call allocates.
-func forChunks(n int, fn func(k, lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), chunks)
-	if workers <= 1 || n < 2*chunks {
+func ForChunks(n int, fn func(k, lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), Chunks)
+	if workers <= 1 || n < 2*Chunks {
 		runPieces(fn, n, 0, 1)
 		return
 	}
@@ -160,16 +160,16 @@ func forChunks(n int, fn func(k, lo, hi int)) {
 // runPieces runs the w-th of workers contiguous runs of pieces of fn over
 // [0, n).
 func runPieces(fn func(k, lo, hi int), n, w, workers int) {
-	for k := w * chunks / workers; k < (w+1)*chunks/workers; k++ {
-		fn(k, k*n/chunks, (k+1)*n/chunks)
+	for k := w * Chunks / workers; k < (w+1)*Chunks/workers; k++ {
+		fn(k, k*n/Chunks, (k+1)*n/Chunks)
 	}
 }
 
-// partials holds one partial sum per chunk, padded against false sharing.
-type partials [chunks][8]float64
+// Partials holds one partial sum per chunk, padded against false sharing.
+type Partials [Chunks][8]float64
 
-// sum returns the partial sums added in chunk order.
-func (p *partials) sum() float64 {
+// Sum returns the partial sums added in chunk order.
+func (p *Partials) Sum() float64 {
 	var s float64
 	for k := range p {
 		s += p[k][0]

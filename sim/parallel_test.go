@@ -7,7 +7,7 @@ import (
 )
 
 // TestForChunks checks that every index is visited exactly once, with the
-// pieces forChunks promises, when the workers are polling (calls back to
+// pieces ForChunks promises, when the workers are polling (calls back to
 // back) and when they have parked (a pause longer than spinFor between
 // calls), on 1 to 4 goroutines.
 func TestForChunks(t *testing.T) {
@@ -16,7 +16,7 @@ func TestForChunks(t *testing.T) {
 		runtime.GOMAXPROCS(procs)
 		for _, n := range []int{0, 1, 31, 32, 33, 1000, 12345} {
 			seen := make([]int32, n)
-			var pieces [chunks][2]int
+			var pieces [Chunks][2]int
 			fn := func(k, lo, hi int) {
 				pieces[k] = [2]int{lo, hi}
 				for i := lo; i < hi; i++ {
@@ -28,14 +28,14 @@ func TestForChunks(t *testing.T) {
 					time.Sleep(2 * spinFor)
 				}
 				clear(seen)
-				forChunks(n, fn)
+				ForChunks(n, fn)
 				for i, c := range seen {
 					if c != 1 {
 						t.Fatalf("GOMAXPROCS=%d n=%d: index %d visited %d times", procs, n, i, c)
 					}
 				}
 				for k, p := range pieces {
-					if want := [2]int{k * n / chunks, (k + 1) * n / chunks}; p != want {
+					if want := [2]int{k * n / Chunks, (k + 1) * n / Chunks}; p != want {
 						t.Fatalf("GOMAXPROCS=%d n=%d: piece %d got=%v, want=%v", procs, n, k, p, want)
 					}
 				}
@@ -51,7 +51,7 @@ func TestForChunks(t *testing.T) {
 // otherwise pass back and forth (at 1089 vertices that made a PCG
 // iteration on two cores 2.5 times slower than on one).
 func TestRunPiecesContiguous(t *testing.T) {
-	for workers := 1; workers <= chunks; workers++ {
+	for workers := 1; workers <= Chunks; workers++ {
 		var got []int
 		for w := 0; w < workers; w++ {
 			var run []int
@@ -61,14 +61,14 @@ func TestRunPiecesContiguous(t *testing.T) {
 					t.Fatalf("workers=%d: goroutine %d ran pieces %v, want a contiguous run", workers, w, run)
 				}
 			}
-			if len(run) < chunks/workers || len(run) > chunks/workers+1 {
-				t.Fatalf("workers=%d: goroutine %d ran %d pieces, want %d or %d", workers, w, len(run), chunks/workers, chunks/workers+1)
+			if len(run) < Chunks/workers || len(run) > Chunks/workers+1 {
+				t.Fatalf("workers=%d: goroutine %d ran %d pieces, want %d or %d", workers, w, len(run), Chunks/workers, Chunks/workers+1)
 			}
 			got = append(got, run...)
 		}
-		for k := range chunks {
+		for k := range Chunks {
 			if k >= len(got) || got[k] != k {
-				t.Fatalf("workers=%d: pieces run %v, want 0…%d once each in order", workers, got, chunks-1)
+				t.Fatalf("workers=%d: pieces run %v, want 0…%d once each in order", workers, got, Chunks-1)
 			}
 		}
 	}
@@ -77,10 +77,10 @@ func TestRunPiecesContiguous(t *testing.T) {
 // BenchmarkForChunks measures the cost of one parallel pass that does
 // almost nothing: the synchronisation that every PCG pass pays.
 func BenchmarkForChunks(b *testing.B) {
-	var sink [chunks][8]int
+	var sink [Chunks][8]int
 	fn := func(k, lo, hi int) { sink[k][0] += hi - lo }
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		forChunks(4096, fn)
+		ForChunks(4096, fn)
 	}
 }

@@ -9,8 +9,8 @@ type pcg struct {
 	s       []vec3f32 // preconditioned residual P⁻¹r, rounded to float32
 	as      []vec3f32 // A·s, float32
 	pinv    []Mat3    // block-Jacobi preconditioner: inverse diagonal blocks
-	dot     partials
-	bad     [chunks]bool // a chunk of rows failed checkPattern
+	dot     Partials
+	bad     [Chunks]bool // a chunk of rows failed checkPattern
 }
 
 // vec3f32 is a Vec3 rounded to float32 and padded to 16 bytes, so that a
@@ -62,7 +62,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 	p.resize(n)
 	r, c, q, s, as, pinv := p.r, p.c, p.q, p.s, p.as, p.pinv
 
-	forChunks(n, func(k, lo, hi int) {
+	ForChunks(n, func(k, lo, hi int) {
 		p.bad[k] = !a.checkPattern(lo, hi)
 		var d0 float64
 		for i := lo; i < hi; i++ {
@@ -81,14 +81,14 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 			panic("sim: block system pattern is inconsistent")
 		}
 	}
-	delta0 := p.dot.sum()
+	delta0 := p.dot.Sum()
 	if math.IsNaN(delta0) || math.IsInf(delta0, 0) {
 		return 0, math.NaN() // the caller reports the step as unstable
 	}
 	if !(delta0 > 0) {
 		// Nothing to solve for the free vertices, or a NaN that the caller
 		// detects from the state.
-		forChunks(n, func(_, lo, hi int) {
+		ForChunks(n, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if !fixed[i] {
 					dv[i] = Vec3{}
@@ -98,7 +98,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 		return 0, 0
 	}
 	a.mulVec(q, dv)
-	forChunks(n, func(k, lo, hi int) {
+	ForChunks(n, func(k, lo, hi int) {
 		var d float64
 		for i := lo; i < hi; i++ {
 			if fixed[i] {
@@ -112,7 +112,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 		}
 		p.dot[k][0] = d
 	})
-	deltaNew := p.dot.sum()
+	deltaNew := p.dot.Sum()
 	tol2 := tol * tol * delta0
 	// The textbook iteration updates the direction c = s + β·c and then
 	// multiplies q = A·c, three passes over the vectors. Since
@@ -163,15 +163,15 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []Vec3, fixed []bool, tol float64, 
 	}
 	it := 0
 	for ; it < maxIter && deltaNew > tol2; it++ {
-		forChunks(n, passA)
-		cq := p.dot.sum()
+		ForChunks(n, passA)
+		cq := p.dot.Sum()
 		if !(cq > 0) {
 			break // A is not positive definite on c (or NaN): stop, caller checks the state
 		}
 		alpha = deltaNew / cq
-		forChunks(n, passB)
+		ForChunks(n, passB)
 		deltaOld := deltaNew
-		deltaNew = p.dot.sum()
+		deltaNew = p.dot.Sum()
 		beta = deltaNew / deltaOld
 	}
 	return it, math.Sqrt(math.Max(deltaNew, 0) / delta0)

@@ -646,7 +646,7 @@ func (p *PinSpec) selectVertices(m *Mesh) ([]int32, error) {
 	nearest := func(c Vec2) {
 		best, bd := int32(-1), math.Inf(1)
 		for i, r := range m.Rest {
-			if d := lenSq2(r.Sub(c)); m.VertAlive[i] && d < bd {
+			if d := r.Sub(c).Norm2(); m.VertAlive[i] && d < bd {
 				best, bd = int32(i), d
 			}
 		}

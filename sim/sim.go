@@ -73,7 +73,7 @@ type Sim struct {
 	Steps int     // steps taken
 
 	params Params
-	elems  []elemRest   // per face slot
+	elems  []ElemRest   // per face slot
 	frames [][2]Vec3    // last good corotated frame (g1, g2) per face slot
 	edges  []Edge       // interior edges: bending stencils
 	sys    *blockSystem // A = (1+Δt·α_M)·M + (Δt²+Δt·α_K)·K
@@ -93,7 +93,7 @@ type Sim struct {
 	dv    []Vec3
 	dvOld []Vec3 // Δv of the previous step, for the extrapolated warm start
 	z     []Vec3
-	dots  partials
+	dots  Partials
 
 	// Δv, z and fixed gathered per row of sys for the solve.
 	rowDv, rowZ []Vec3
@@ -121,7 +121,7 @@ func (s *Sim) rebuild() {
 		if t[0] < 0 {
 			continue
 		}
-		s.elems[f] = newElemRest(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]])
+		s.elems[f] = NewElemRest(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]])
 		s.frames[f] = [2]Vec3{{X: 1}, {Y: 1}}
 	}
 	s.edges = m.InteriorEdges()
@@ -177,7 +177,7 @@ func (s *Sim) updateAreas() {
 		if t[0] < 0 {
 			continue
 		}
-		a := s.elems[f].area / 3
+		a := s.elems[f].Area / 3
 		s.area[t[0]] += a
 		s.area[t[1]] += a
 		s.area[t[2]] += a
@@ -365,7 +365,7 @@ func (s *Sim) Step() (StepStats, error) {
 	st.Solve = t3w.Sub(t2w)
 
 	// Check before touching the state, so a failed step loses nothing.
-	forChunks(len(m.Pos), func(k, lo, hi int) {
+	ForChunks(len(m.Pos), func(k, lo, hi int) {
 		var worst float64
 		for i := lo; i < hi; i++ {
 			if !m.VertAlive[i] {
@@ -393,7 +393,7 @@ func (s *Sim) Step() (StepStats, error) {
 		st.Other = time.Since(t0) - st.Assemble - st.Solve
 		return st, fmt.Errorf("step %d at t=%.3f s: vertex speed %.3g m/s exceeds %d m/s: %w", s.Steps+1, t1, math.Sqrt(worst), speedLimit, ErrUnstable)
 	}
-	forChunks(len(m.Pos), func(_, lo, hi int) {
+	ForChunks(len(m.Pos), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if !m.VertAlive[i] {
 				continue
@@ -418,7 +418,7 @@ func (s *Sim) Step() (StepStats, error) {
 func (s *Sim) gatherRows(extrapolate bool) {
 	sys := s.sys
 	s.rowDv, s.rowZ, s.rowFixed = growTo(s.rowDv, sys.n), growTo(s.rowZ, sys.n), growTo(s.rowFixed, sys.n)
-	forChunks(sys.n, func(_, lo, hi int) {
+	ForChunks(sys.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := sys.slot[i]
 			d := s.dv[v]
@@ -434,7 +434,7 @@ func (s *Sim) gatherRows(extrapolate bool) {
 // slots.
 func (s *Sim) scatterRows() {
 	sys := s.sys
-	forChunks(sys.n, func(_, lo, hi int) {
+	ForChunks(sys.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s.dv[sys.slot[i]] = s.rowDv[i]
 		}
@@ -452,7 +452,7 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 	m := s.Mesh
 	c := p.ElasticityTensor()
 	drag := p.AirDrag > 0
-	forChunks(len(m.Tris), func(_, lo, hi int) {
+	ForChunks(len(m.Tris), func(_, lo, hi int) {
 		for f := lo; f < hi; f++ {
 			t := m.Tris[f]
 			if t[0] < 0 {
@@ -460,20 +460,20 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			}
 			er := &s.elems[f]
 			xa, xb, xc := m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]]
-			g1, g2, ok := corotatedFrame(er, xa, xb, xc)
+			g1, g2, ok := CorotatedFrame(er, xa, xb, xc)
 			if ok {
 				s.frames[f] = [2]Vec3{g1, g2}
 			} else {
 				g1, g2 = s.frames[f][0], s.frames[f][1]
 			}
-			sx, sy, txy := elementStress(er, &c, g1, g2, xa, xb, xc)
-			kg := geometricStiffness(er, sx, sy, txy)
-			elementStiffness(er, &c, g1, g2, &kg, kScale, (*[6]Mat3)(s.elemK[6*f:6*f+6]))
+			sx, sy, txy := ElementStress(er, &c, g1, g2, xa, xb, xc)
+			kg := GeometricStiffness(er, sx, sy, txy)
+			ElementStiffness(er, &c, g1, g2, &kg, kScale, (*[6]Mat3)(s.elemK[6*f:6*f+6]))
 			if !withRHS {
 				continue
 			}
 			va, vb, vc := m.Vel[t[0]], m.Vel[t[1]], m.Vel[t[2]]
-			fe := elementForces(er, &c, g1, g2, xa.Add(va.Scale(vScale)), xb.Add(vb.Scale(vScale)), xc.Add(vc.Scale(vScale)))
+			fe := ElementForces(er, &c, g1, g2, xa.Add(va.Scale(vScale)), xb.Add(vb.Scale(vScale)), xc.Add(vc.Scale(vScale)))
 			// The velocity term (Δt+α_K)·K·v must use the same K as the
 			// matrix, K_σ included: without it the system would carry an
 			// anti-damping force +Δt·K_σ·v that pumps energy in.
@@ -483,7 +483,7 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 				for i := 0; i < 3; i++ {
 					var d float64
 					for j := 0; j < 3; j++ {
-						d += kg[upperIndex[i][j]] * nv[j]
+						d += kg[UpperIndex[i][j]] * nv[j]
 					}
 					fe[i] = fe[i].Add(n.Scale(d))
 				}
@@ -506,7 +506,7 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 	sys := s.sys
 	kb := p.Bending
 	dt := p.Dt
-	forChunks(sys.n, func(_, lo, hi int) {
+	ForChunks(sys.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := sys.slot[i]
 			yi := m.Pos[v].Add(m.Vel[v].Scale(vScale))
@@ -610,11 +610,11 @@ func (s *Sim) InternalForces(out []Vec3) {
 			continue
 		}
 		er := &s.elems[f]
-		g1, g2, ok := corotatedFrame(er, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
+		g1, g2, ok := CorotatedFrame(er, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		if !ok {
 			g1, g2 = s.frames[f][0], s.frames[f][1]
 		}
-		fe := elementForces(er, &c, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
+		fe := ElementForces(er, &c, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		for i := range fe {
 			out[t[i]] = out[t[i]].Sub(fe[i])
 		}
@@ -666,13 +666,13 @@ func (s *Sim) Energy() float64 {
 			continue
 		}
 		er := &s.elems[f]
-		g1, g2, ok := corotatedFrame(er, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
+		g1, g2, ok := CorotatedFrame(er, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		if !ok {
 			g1, g2 = s.frames[f][0], s.frames[f][1]
 		}
-		sx, sy, txy := elementStress(er, &c, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
-		ex, ey, gxy := elementStrain(er, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
-		e += 0.5 * er.area * (ex*sx + ey*sy + gxy*txy) // ½·A·εᵀCε
+		sx, sy, txy := ElementStress(er, &c, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
+		ex, ey, gxy := ElementStrain(er, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
+		e += 0.5 * er.Area * (ex*sx + ey*sy + gxy*txy) // ½·A·εᵀCε
 	}
 	return e
 }

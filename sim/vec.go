@@ -68,3 +68,6 @@ func (m *Mat3) MulVec(v Vec3) Vec3 {
 		m[6]*v.X + m[7]*v.Y + m[8]*v.Z,
 	}
 }
+
+// Norm2 returns |a|², the squared norm.
+func (a Vec2) Norm2() float64 { return a.X*a.X + a.Y*a.Y }
