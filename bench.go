@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"drape/assets"
-	"drape/sim"
+	"drape/sim/cloth"
+	"drape/sim/geom"
+	"drape/sim/scene"
 )
 
 // "drape bench": the comparison of Bender & Deul §7. A scene with an
@@ -81,7 +83,7 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
-	scene, err := sim.LoadScene(assets.Scenes, o.scene)
+	scene, err := scene.LoadScene(assets.Scenes, o.scene)
 	if err != nil {
 		return benchResult{}, err
 	}
@@ -126,7 +128,7 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 	// per cent over seconds, and run one after the other the two halves
 	// of a speedup would be measured at different speeds.
 	fr, ar := &benchSide{s: full, now: o.now}, &benchSide{s: adaptive, now: o.now}
-	var snaps [][]sim.Vec3 // full-resolution positions at this block's sample steps
+	var snaps [][]geom.Vec3 // full-resolution positions at this block's sample steps
 	var sumSq, worst float64
 	var count int
 	for first := 1; first <= steps; first += benchBlock {
@@ -195,7 +197,7 @@ const benchBlock = 20
 
 // benchSide is one run of the comparison, stepped a turn at a time.
 type benchSide struct {
-	s             *sim.Sim
+	s             *cloth.Sim
 	now           func() time.Time
 	rec           recorder
 	run           benchRun
@@ -247,16 +249,16 @@ func (b *benchSide) result() benchRun {
 	if total > 0 {
 		r.AdaptShare = float64(adapt) / float64(total)
 	}
-	r.Finite = b.s.Finite() && !errors.Is(b.err, sim.ErrUnstable)
+	r.Finite = b.s.Finite() && !errors.Is(b.err, cloth.ErrUnstable)
 	if b.err != nil {
 		r.Error = b.err.Error()
 	}
 	return r
 }
 
-func restBounds(m *sim.Mesh) (lo, hi sim.Vec3) {
-	lo = sim.Vec3{X: math.Inf(1), Y: math.Inf(1)}
-	hi = sim.Vec3{X: math.Inf(-1), Y: math.Inf(-1)}
+func restBounds(m *geom.Mesh) (lo, hi geom.Vec3) {
+	lo = geom.Vec3{X: math.Inf(1), Y: math.Inf(1)}
+	hi = geom.Vec3{X: math.Inf(-1), Y: math.Inf(-1)}
 	for i, r := range m.Rest {
 		if m.VertAlive[i] {
 			lo.X, lo.Y = math.Min(lo.X, r.X), math.Min(lo.Y, r.Y)
@@ -266,8 +268,8 @@ func restBounds(m *sim.Mesh) (lo, hi sim.Vec3) {
 	return lo, hi
 }
 
-func livePositions(m *sim.Mesh) []sim.Vec3 {
-	out := make([]sim.Vec3, 0, m.NumVerts())
+func livePositions(m *geom.Mesh) []geom.Vec3 {
+	out := make([]geom.Vec3, 0, m.NumVerts())
 	for i, p := range m.Pos {
 		if m.VertAlive[i] {
 			out = append(out, p)

@@ -32,7 +32,7 @@ import (
 	"drape/app"
 	"drape/assets"
 	"drape/render"
-	"drape/sim"
+	"drape/sim/scene"
 )
 
 // GLFW, GL and ImGui must be called from the main OS thread; locking it
@@ -240,7 +240,7 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 		o.MSAA = -1
 	}
 	if o.Seconds == 0 {
-		sc, err := sim.LoadScene(assets.Scenes, o.Scene)
+		sc, err := scene.LoadScene(assets.Scenes, o.Scene)
 		if err != nil {
 			return fail(stderr, "record", exitRuntime, err)
 		}

@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"drape/assets"
-	"drape/sim"
+	"drape/sim/cloth"
+	"drape/sim/geom"
+	"drape/sim/meshio"
+	"drape/sim/scene"
 )
 
 // runCLI runs the command line in-process.
@@ -141,11 +144,11 @@ func TestCLIRun(t *testing.T) {
 	if got, want := strings.Join(names, ","), "frame_000000.obj,frame_000010.obj,frame_000020.obj"; got != want {
 		t.Errorf("frames got=%v, want=%v", got, want)
 	}
-	first, err := sim.LoadOBJ(filepath.Join(frames, "frame_000000.obj"))
+	first, err := meshio.LoadOBJ(filepath.Join(frames, "frame_000000.obj"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	last, err := sim.LoadOBJ(filepath.Join(frames, "frame_000020.obj"))
+	last, err := meshio.LoadOBJ(filepath.Join(frames, "frame_000020.obj"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,13 +162,13 @@ func TestCLIRun(t *testing.T) {
 		t.Errorf("lowest y got=%v after 20 steps, want below the initial %v", lo1.Y, lo0.Y)
 	}
 	// Material coordinates survive the round trip unscaled.
-	if _, hi := restExtent(last); hi != (sim.Vec2{X: 1, Y: 1}) {
+	if _, hi := restExtent(last); hi != (geom.Vec2{X: 1, Y: 1}) {
 		t.Errorf("frame material extent got=%v, want {1 1}", hi)
 	}
 }
 
 // TestCLIRunPLY exports PLY frames and checks them against the OBJ frames
-// of the same run read back with sim.LoadOBJ: same vertex positions (as
+// of the same run read back with meshio.LoadOBJ: same vertex positions (as
 // float32) and face count, and a curvature property and colours.
 func TestCLIRunPLY(t *testing.T) {
 	dir := t.TempDir()
@@ -174,7 +177,7 @@ func TestCLIRunPLY(t *testing.T) {
 			t.Fatalf("--format %s: code=%v stderr=%q", f, code, stderr)
 		}
 	}
-	obj, err := sim.LoadOBJ(filepath.Join(dir, "obj", "frame_000020.obj"))
+	obj, err := meshio.LoadOBJ(filepath.Join(dir, "obj", "frame_000020.obj"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +212,12 @@ func TestCLIRunPLY(t *testing.T) {
 	}
 }
 
-func restExtent(m *sim.Mesh) (lo, hi sim.Vec2) {
+func restExtent(m *geom.Mesh) (lo, hi geom.Vec2) {
 	for i, r := range m.Rest {
 		if i == 0 || r.X < lo.X || r.Y < lo.Y {
-			lo = sim.Vec2{X: min(lo.X, r.X), Y: min(lo.Y, r.Y)}
+			lo = geom.Vec2{X: min(lo.X, r.X), Y: min(lo.Y, r.Y)}
 		}
-		hi = sim.Vec2{X: max(hi.X, r.X), Y: max(hi.Y, r.Y)}
+		hi = geom.Vec2{X: max(hi.X, r.X), Y: max(hi.Y, r.Y)}
 	}
 	return lo, hi
 }
@@ -288,7 +291,7 @@ func TestCLIBench(t *testing.T) {
 	}
 	full := got["full"].(map[string]any)
 	// Two √3 steps make each face nine, boundary faces included (see
-	// sim.Sim.RefineUniform).
+	// cloth.Sim.RefineUniform).
 	if want := float64(9 * 54); full["avg_triangles"] != want || full["peak_triangles"] != want {
 		t.Errorf("full triangles got avg=%v peak=%v, want the base mesh uniformly refined to g_max (%v)", full["avg_triangles"], full["peak_triangles"], want)
 	}
@@ -338,7 +341,7 @@ func TestRecorderSummary(t *testing.T) {
 	} {
 		var r recorder
 		for i, ms := range c.ms {
-			r.add(time.Duration(ms)*time.Millisecond, sim.StepStats{Iterations: c.iters[i]})
+			r.add(time.Duration(ms)*time.Millisecond, cloth.StepStats{Iterations: c.iters[i]})
 		}
 		mean, median, it := r.summary()
 		if mean != c.mean || median != c.median || it != c.itMean {
@@ -367,12 +370,12 @@ func TestProgress(t *testing.T) {
 }
 
 func TestEmbeddedScenes(t *testing.T) {
-	names := sim.SceneNames(assets.Scenes)
+	names := scene.SceneNames(assets.Scenes)
 	if got, want := strings.Join(names, ","), "curtain,curtain-adaptive,hanging,hanging-irregular"; got != want {
 		t.Errorf("embedded scenes got=%v, want=%v", got, want)
 	}
 	for _, n := range names {
-		if _, err := sim.LoadScene(assets.Scenes, n); err != nil {
+		if _, err := scene.LoadScene(assets.Scenes, n); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
@@ -384,12 +387,12 @@ type fakeStepper struct {
 	failErr   error
 }
 
-func (f *fakeStepper) Step() (sim.StepStats, error) {
+func (f *fakeStepper) Step() (cloth.StepStats, error) {
 	f.n++
 	if f.n == f.failAt {
-		return sim.StepStats{}, fmt.Errorf("residual blew up: %w", f.failErr)
+		return cloth.StepStats{}, fmt.Errorf("residual blew up: %w", f.failErr)
 	}
-	return sim.StepStats{Iterations: 7}, nil
+	return cloth.StepStats{Iterations: 7}, nil
 }
 
 func TestStepLoop(t *testing.T) {
@@ -406,11 +409,11 @@ func TestStepLoop(t *testing.T) {
 	} {
 		var rec recorder
 		after := 0
-		done, err := stepLoop(&fakeStepper{failAt: c.failAt, failErr: sim.ErrUnstable}, c.steps, now, &rec, func(int) error { after++; return nil })
+		done, err := stepLoop(&fakeStepper{failAt: c.failAt, failErr: cloth.ErrUnstable}, c.steps, now, &rec, func(int) error { after++; return nil })
 		if done != c.done || after != c.done || len(rec.wall) != c.done {
 			t.Errorf("failAt=%d: done, after, recorded got=%d, %d, %d, want=%d", c.failAt, done, after, len(rec.wall), c.done)
 		}
-		if got := errors.Is(err, sim.ErrUnstable); got != c.unstable {
+		if got := errors.Is(err, cloth.ErrUnstable); got != c.unstable {
 			t.Errorf("failAt=%d: unstable got=%v, want=%v (err %v)", c.failAt, got, c.unstable, err)
 		}
 		if mean, _, it := rec.summary(); c.done > 0 && (mean != 2 || it != 7) {
@@ -430,7 +433,7 @@ func TestStepLoop(t *testing.T) {
 }
 
 func TestStatsOfUnstable(t *testing.T) {
-	scene, err := sim.LoadScene(assets.Scenes, "hanging")
+	scene, err := scene.LoadScene(assets.Scenes, "hanging")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +446,7 @@ func TestStatsOfUnstable(t *testing.T) {
 		finite bool
 	}{
 		{nil, true},
-		{fmt.Errorf("step 3: %w", sim.ErrUnstable), false},
+		{fmt.Errorf("step 3: %w", cloth.ErrUnstable), false},
 		{errors.New("disk full"), true},
 	} {
 		st := statsOf("hanging", s, &recorder{}, c.err)
@@ -455,7 +458,7 @@ func TestStatsOfUnstable(t *testing.T) {
 		}
 	}
 	// Non-finite state encodes as null instead of failing.
-	s.Mesh.Vel[0] = sim.Vec3{X: math.NaN()}
+	s.Mesh.Vel[0] = geom.Vec3{X: math.NaN()}
 	st := statsOf("hanging", s, &recorder{}, nil)
 	data, err := json.Marshal(st)
 	if err != nil || st.Finite || !strings.Contains(string(data), `"max_speed":null`) {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"drape/sim"
+	"drape/sim/geom"
 )
 
 func TestPlotPNG(t *testing.T) {
@@ -70,4 +70,4 @@ func TestPointTriangleDistance(t *testing.T) {
 	}
 }
 
-func vec(x, y, z float64) sim.Vec3 { return sim.Vec3{X: x, Y: y, Z: z} }
+func vec(x, y, z float64) geom.Vec3 { return geom.Vec3{X: x, Y: y, Z: z} }

@@ -14,7 +14,10 @@ import (
 
 	"drape/app"
 	"drape/assets"
-	"drape/sim"
+	"drape/sim/cloth"
+	"drape/sim/geom"
+	"drape/sim/meshio"
+	"drape/sim/scene"
 )
 
 // This file holds the headless stepping loop shared by "drape run" and
@@ -58,7 +61,7 @@ type recorder struct {
 	adapt []time.Duration // StepStats.Adapt, part of wall
 }
 
-func (r *recorder) add(wall time.Duration, st sim.StepStats) {
+func (r *recorder) add(wall time.Duration, st cloth.StepStats) {
 	r.wall = append(r.wall, wall)
 	r.iters = append(r.iters, st.Iterations)
 	r.adapt = append(r.adapt, st.Adapt)
@@ -85,9 +88,9 @@ func (r *recorder) summary() (mean, median, iters float64) {
 	return mean / float64(n), median, iters / float64(n)
 }
 
-// stepper is the part of *sim.Sim that stepLoop drives.
+// stepper is the part of *cloth.Sim that stepLoop drives.
 type stepper interface {
-	Step() (sim.StepStats, error)
+	Step() (cloth.StepStats, error)
 }
 
 // stepLoop runs up to steps steps of s, timing each with now and
@@ -107,7 +110,7 @@ func stepLoop(s stepper, steps int, now func() time.Time, rec *recorder, after f
 
 // step takes the next step of s, timed with now, and records it if it
 // succeeds; the error names the step's number.
-func (r *recorder) step(s stepper, now func() time.Time) (sim.StepStats, error) {
+func (r *recorder) step(s stepper, now func() time.Time) (cloth.StepStats, error) {
 	t0 := now()
 	st, err := s.Step()
 	if err != nil {
@@ -122,7 +125,7 @@ func runScene(o runOptions, stdout io.Writer) error {
 	if o.now == nil {
 		o.now = time.Now
 	}
-	scene, err := sim.LoadScene(assets.Scenes, o.scene)
+	scene, err := scene.LoadScene(assets.Scenes, o.scene)
 	if err != nil {
 		return err
 	}
@@ -174,7 +177,7 @@ func runScene(o runOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, summaryLine(st))
 	if stepErr != nil {
-		if errors.Is(stepErr, sim.ErrUnstable) {
+		if errors.Is(stepErr, cloth.ErrUnstable) {
 			return fmt.Errorf("scene %s became unstable at %w; try a smaller dt", scene.Name, stepErr)
 		}
 		return fmt.Errorf("scene %s: %w", scene.Name, stepErr)
@@ -183,14 +186,14 @@ func runScene(o runOptions, stdout io.Writer) error {
 }
 
 // statsOf returns the statistics of a finished (or failed) run.
-func statsOf(name string, s *sim.Sim, rec *recorder, stepErr error) runStats {
+func statsOf(name string, s *cloth.Sim, rec *recorder, stepErr error) runStats {
 	mean, median, iters := rec.summary()
 	st := runStats{
 		Scene: name, Steps: len(rec.wall), Dt: s.Params().Dt,
 		Vertices: s.Mesh.NumVerts(), Triangles: s.Mesh.NumTris(),
 		MsPerStepMean: mean, MsPerStepMedian: median, PCGIterationsMean: iters,
 		TotalMass: finiteOrNil(s.TotalMass()), MaxSpeed: finiteOrNil(s.MaxSpeed()),
-		Finite: s.Finite() && !errors.Is(stepErr, sim.ErrUnstable),
+		Finite: s.Finite() && !errors.Is(stepErr, cloth.ErrUnstable),
 	}
 	if stepErr != nil {
 		st.Error = stepErr.Error()
@@ -215,12 +218,12 @@ func summaryLine(st runStats) string {
 		st.Scene, st.Steps, float64(st.Steps)*st.Dt, st.Vertices, st.Triangles, st.MsPerStepMean, st.MsPerStepMedian, st.PCGIterationsMean, speed)
 }
 
-func writeOBJFile(path string, m *sim.Mesh) error {
+func writeOBJFile(path string, m *geom.Mesh) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing frame: %w", err)
 	}
-	if err := sim.WriteOBJ(f, m); err != nil {
+	if err := meshio.WriteOBJ(f, m); err != nil {
 		f.Close()
 		return fmt.Errorf("writing frame %s: %w", path, err)
 	}
@@ -230,12 +233,12 @@ func writeOBJFile(path string, m *sim.Mesh) error {
 	return nil
 }
 
-// writePLYFile writes m as PLY (sim.WritePLY) coloured like the viewer's
+// writePLYFile writes m as PLY (meshio.WritePLY) coloured like the viewer's
 // default: cool-warm over ±max(98th percentile of |H|, 0.5/m) of this
 // frame, the viewer's automatic range.
-func writePLYFile(path string, m *sim.Mesh) error {
+func writePLYFile(path string, m *geom.Mesh) error {
 	h := make([]float64, len(m.Pos))
-	sim.MeanCurvature(m, h)
+	geom.MeanCurvature(m, h)
 	var abs []float64
 	for i, v := range h {
 		if m.VertAlive[i] && !math.IsNaN(v) {
@@ -252,7 +255,7 @@ func writePLYFile(path string, m *sim.Mesh) error {
 	if err != nil {
 		return fmt.Errorf("writing frame: %w", err)
 	}
-	if err := sim.WritePLY(f, m, func(h float64) [3]uint8 { return app.CurvatureColor(h, half) }); err != nil {
+	if err := meshio.WritePLY(f, m, func(h float64) [3]uint8 { return app.CurvatureColor(h, half) }); err != nil {
 		f.Close()
 		return fmt.Errorf("writing frame %s: %w", path, err)
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"math"
 
-	"drape/sim"
+	"drape/sim/geom"
 )
 
 // triGrid answers point-to-surface distance queries against a triangle
@@ -19,10 +19,10 @@ import (
 type triGrid struct {
 	cell  float64
 	cells map[[3]int32][]int32
-	tris  [][3]sim.Vec3
+	tris  [][3]geom.Vec3
 }
 
-func newTriGrid(m *sim.Mesh) *triGrid {
+func newTriGrid(m *geom.Mesh) *triGrid {
 	g := &triGrid{cells: make(map[[3]int32][]int32)}
 	var edge float64
 	for f, t := range m.Tris {
@@ -30,7 +30,7 @@ func newTriGrid(m *sim.Mesh) *triGrid {
 			continue
 		}
 		a, b, c := m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]]
-		g.tris = append(g.tris, [3]sim.Vec3{a, b, c})
+		g.tris = append(g.tris, [3]geom.Vec3{a, b, c})
 		edge += b.Sub(a).Norm() + c.Sub(b).Norm() + a.Sub(c).Norm()
 	}
 	if len(g.tris) == 0 {
@@ -43,8 +43,8 @@ func newTriGrid(m *sim.Mesh) *triGrid {
 	for i, t := range g.tris {
 		lo, hi := t[0], t[0]
 		for _, p := range t[1:] {
-			lo = sim.Vec3{X: math.Min(lo.X, p.X), Y: math.Min(lo.Y, p.Y), Z: math.Min(lo.Z, p.Z)}
-			hi = sim.Vec3{X: math.Max(hi.X, p.X), Y: math.Max(hi.Y, p.Y), Z: math.Max(hi.Z, p.Z)}
+			lo = geom.Vec3{X: math.Min(lo.X, p.X), Y: math.Min(lo.Y, p.Y), Z: math.Min(lo.Z, p.Z)}
+			hi = geom.Vec3{X: math.Max(hi.X, p.X), Y: math.Max(hi.Y, p.Y), Z: math.Max(hi.Z, p.Z)}
 		}
 		a, b := g.key(lo), g.key(hi)
 		for x := a[0]; x <= b[0]; x++ {
@@ -59,7 +59,7 @@ func newTriGrid(m *sim.Mesh) *triGrid {
 	return g
 }
 
-func (g *triGrid) key(p sim.Vec3) [3]int32 {
+func (g *triGrid) key(p geom.Vec3) [3]int32 {
 	return [3]int32{int32(math.Floor(p.X / g.cell)), int32(math.Floor(p.Y / g.cell)), int32(math.Floor(p.Z / g.cell))}
 }
 
@@ -67,7 +67,7 @@ func (g *triGrid) key(p sim.Vec3) [3]int32 {
 // searches the cells within k of p's cell for k = 1, 2, 4, … until the
 // best distance found is at most k·cell (any closer triangle has a point
 // within k cells), falling back to all triangles.
-func (g *triGrid) distance(p sim.Vec3) float64 {
+func (g *triGrid) distance(p geom.Vec3) float64 {
 	if len(g.tris) == 0 {
 		return math.Inf(1)
 	}
@@ -98,7 +98,7 @@ func (g *triGrid) distance(p sim.Vec3) float64 {
 // pointTriangleDistance returns the distance from p to triangle (a, b, c)
 // by the closest-point regions of Ericson, Real-Time Collision Detection
 // §5.1.5; a degenerate triangle falls back to its edges.
-func pointTriangleDistance(p, a, b, c sim.Vec3) float64 {
+func pointTriangleDistance(p, a, b, c geom.Vec3) float64 {
 	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
 	d1, d2 := ab.Dot(ap), ac.Dot(ap)
 	if d1 <= 0 && d2 <= 0 {
@@ -137,7 +137,7 @@ func pointTriangleDistance(p, a, b, c sim.Vec3) float64 {
 	return p.Sub(a.Add(ab.Scale(v)).Add(ac.Scale(w))).Norm()
 }
 
-func segDist(p, a, b sim.Vec3) float64 {
+func segDist(p, a, b geom.Vec3) float64 {
 	ab := b.Sub(a)
 	l := ab.Dot(ab)
 	t := 0.0

@@ -3,10 +3,10 @@ package app
 import (
 	"math"
 
-	"drape/render"
-	"drape/sim"
-
 	"github.com/go-gl/mathgl/mgl32"
+
+	"drape/render"
+	"drape/sim/geom"
 )
 
 // Input codes as GLFW defines them (render.Handlers passes GLFW's ints);
@@ -323,6 +323,6 @@ func rayPlane(origin, dir, p, n mgl32.Vec3) (mgl32.Vec3, bool) {
 	return origin.Add(dir.Mul(t)), true
 }
 
-func toVec3(p [3]float32) sim.Vec3 {
-	return sim.Vec3{X: float64(p[0]), Y: float64(p[1]), Z: float64(p[2])}
+func toVec3(p [3]float32) geom.Vec3 {
+	return geom.Vec3{X: float64(p[0]), Y: float64(p[1]), Z: float64(p[2])}
 }

@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"drape/render"
-
 	"github.com/go-gl/mathgl/mgl32"
+
+	"drape/render"
 )
 
 // recorder collects the commands an Interaction sends.

@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/inkyblackness/imgui-go/v4"
+
 	"drape/assets"
 	"drape/render"
-	"drape/sim"
-
-	"github.com/inkyblackness/imgui-go/v4"
+	"drape/sim/adapt"
+	"drape/sim/cloth"
+	"drape/sim/scene"
 )
 
 // This file holds every imgui call of the viewer (STYLE.md: keep the
@@ -31,12 +33,12 @@ const (
 // uiAction is what the user asked for in one frame.
 type uiAction struct {
 	togglePause, step, reset, fit, resetView bool
-	record, screenshot                       bool        // toggle recording (F9); save a screenshot (F12)
-	params                                   *sim.Params // new parameters, whole value
-	speed                                    *float64    // new real-time factor target
-	scene                                    string      // scene to load
+	record, screenshot                       bool          // toggle recording (F9); save a screenshot (F12)
+	params                                   *cloth.Params // new parameters, whole value
+	speed                                    *float64      // new real-time factor target
+	scene                                    string        // scene to load
 
-	adapt *sim.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
+	adapt *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
 }
 
 // toggles are the display switches.
@@ -53,9 +55,9 @@ type uiState struct {
 	toggles toggles
 	crange  colorRange
 
-	params        sim.Params // the sliders' copy; re-synced from snapshots unless an edit is pending
-	pending       bool       // params were sent and not yet seen in a snapshot
-	speed         float32    // real-time factor target shown
+	params        cloth.Params // the sliders' copy; re-synced from snapshots unless an edit is pending
+	pending       bool         // params were sent and not yet seen in a snapshot
+	speed         float32      // real-time factor target shown
 	asFast        bool
 	speedSynced   bool
 	scenes        []string
@@ -77,7 +79,7 @@ type uiState struct {
 }
 
 func newUIState(scale float32) *uiState {
-	u := &uiState{scale: scale, scenes: sim.SceneNames(assets.Scenes)}
+	u := &uiState{scale: scale, scenes: scene.SceneNames(assets.Scenes)}
 	u.toggles = toggles{grid: true, pins: true, help: true, wireByGen: true, hideUIInVideo: true, colorMap: render.ColorMapCoolWarm}
 	u.crange = colorRange{Auto: true, Min: -1, Max: 1}
 	return u
@@ -431,7 +433,7 @@ func (u *uiState) materialPanel(a *uiAction) {
 	}
 }
 
-func (u *uiState) sendParams(p sim.Params, a *uiAction) {
+func (u *uiState) sendParams(p cloth.Params, a *uiAction) {
 	u.params, u.pending = p, true
 	a.params = &p
 }
@@ -519,18 +521,18 @@ func (u *uiState) displayPanel(a *uiAction) {
 // adaptUI is the Adaptivity panel's state: its edited copy of the
 // settings and how many CmdSetAdapt it has sent.
 type adaptUI struct {
-	edit  sim.AdaptParams // the controls' copy; re-synced from snapshots once every sent edit is answered
-	sent  uint64          // edits sent; compared with Snapshot.AdaptSeq
-	scene string          // scene the section's open state was set for
+	edit  cloth.AdaptParams // the controls' copy; re-synced from snapshots once every sent edit is answered
+	sent  uint64            // edits sent; compared with Snapshot.AdaptSeq
+	scene string            // scene the section's open state was set for
 }
 
 // shownAdapt returns the settings the panel shows for the settings in
 // force p: p itself, or DefaultAdaptParams switched off when the scene has
 // none (the zero value, which does not validate), so that ticking the box
 // starts from the tuned defaults.
-func shownAdapt(p sim.AdaptParams) sim.AdaptParams {
-	if p == (sim.AdaptParams{}) {
-		p = sim.DefaultAdaptParams()
+func shownAdapt(p cloth.AdaptParams) cloth.AdaptParams {
+	if p == (cloth.AdaptParams{}) {
+		p = cloth.DefaultAdaptParams()
 		p.Enabled = false
 	}
 	return p
@@ -570,7 +572,7 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 	ch = sliderF64("l_gmax (1/m), ≥ l_base", &p.Max, 0.1, 1000, "%.1f", true) || ch
 	ch = sliderF64("c coarsen fraction", &p.CoarsenFrac, 0.01, 0.99, "%.2f", false) || ch
 	g := int32(p.GMax)
-	if imgui.SliderIntV("g_max generation", &g, 0, sim.MaxGeneration, "%d", imgui.SliderFlagsAlwaysClamp) {
+	if imgui.SliderIntV("g_max generation", &g, 0, adapt.MaxGeneration, "%d", imgui.SliderFlagsAlwaysClamp) {
 		p.GMax, ch = int(g), true
 	}
 	u.mark("g_max")
@@ -581,7 +583,7 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 		p.Interval, ch = int(iv), true
 	}
 	mt := int32(p.MaxTris)
-	if imgui.SliderIntV("triangle cap", &mt, 100, sim.MaxAdaptTriangles, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
+	if imgui.SliderIntV("triangle cap", &mt, 100, cloth.MaxAdaptTriangles, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
 		p.MaxTris, ch = int(mt), true
 	}
 	if ch {

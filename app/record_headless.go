@@ -6,11 +6,11 @@ import (
 	"math"
 	"os"
 
-	"drape/assets"
-	"drape/render"
-
 	"github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
+
+	"drape/assets"
+	"drape/render"
 )
 
 // RecordOptions configures Record (the flags of drape record).

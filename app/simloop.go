@@ -11,7 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"drape/sim"
+	"drape/sim/adapt"
+	"drape/sim/cloth"
+	"drape/sim/geom"
+	"drape/sim/scene"
 )
 
 // CmdKind says what a Command does.
@@ -24,7 +27,7 @@ const (
 	CmdPin                      // pin Vertex at Target
 	CmdUnpin                    // release the pin of Vertex
 	CmdMovePin                  // move the pin of Vertex to Target (a scripted pin becomes fixed)
-	CmdDrag                     // pull free Vertex towards Target with a stiff spring (sim.Sim.Drag)
+	CmdDrag                     // pull free Vertex towards Target with a stiff spring (cloth.Sim.Drag)
 	CmdRelease                  // end CmdDrag
 	CmdSetPaused                // pause (Paused true) or resume stepping
 	CmdStep                     // take exactly one step, also when paused
@@ -38,13 +41,13 @@ const (
 // fields its Kind names are read.
 type Command struct {
 	Kind   CmdKind
-	Vertex int32    // sim vertex slot
-	Target sim.Vec3 // m
-	Params sim.Params
+	Vertex int32     // sim vertex slot
+	Target geom.Vec3 // m
+	Params cloth.Params
 	Paused bool
 	Scene  string
 	Speed  float64 // real-time factor
-	Adapt  sim.AdaptParams
+	Adapt  cloth.AdaptParams
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -83,9 +86,9 @@ type Loop struct {
 
 	// Owned by the Run goroutine (and by NewLoop before Run starts).
 	scenes fs.FS
-	scene  *sim.Scene
-	s      *sim.Sim
-	params sim.Params // the parameters in force, kept across Reset
+	scene  *scene.Scene
+	s      *cloth.Sim
+	params cloth.Params // the parameters in force, kept across Reset
 	paused bool
 	err    string // why stepping stopped
 	epoch  uint64
@@ -93,15 +96,15 @@ type Loop struct {
 	now    func() time.Time
 	pace   pacer
 	rate   rateMeter
-	last   sim.StepStats
+	last   cloth.StepStats
 	// adaptErr is why the last CmdSetAdapt was rejected ("" after a
 	// successful one or a rebuild); adaptSeq counts CmdSetAdapt commands
 	// handled, so the panel knows when its edit has been answered.
 	adaptErr string
 	adaptSeq uint64
-	ws       sim.CurvatureWorkspace
+	ws       geom.CurvatureWorkspace
 	curv     []float64
-	nrm      []sim.Vec3
+	nrm      []geom.Vec3
 	absH     []weighted
 
 	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
@@ -270,7 +273,7 @@ func (l *Loop) apply(c Command) (step bool) {
 			l.pace.reset()
 		}
 	case CmdSetAdapt:
-		// sim.Sim.SetAdaptParams validates first and keeps the settings in
+		// cloth.Sim.SetAdaptParams validates first and keeps the settings in
 		// force on error; the error goes to the panel through the snapshot.
 		l.adaptSeq++
 		l.adaptErr = ""
@@ -284,7 +287,7 @@ func (l *Loop) apply(c Command) (step bool) {
 // load loads and builds a scene, replacing the running one only on
 // success.
 func (l *Loop) load(name string) error {
-	sc, err := sim.LoadScene(l.scenes, name)
+	sc, err := scene.LoadScene(l.scenes, name)
 	if err != nil {
 		return err
 	}
@@ -294,7 +297,7 @@ func (l *Loop) load(name string) error {
 // rebuild builds sc and makes it the running simulation. With keepParams
 // the parameters in force are applied to the new simulation (Reset keeps
 // the user's edits); otherwise the scene's own parameters are used.
-func (l *Loop) rebuild(sc *sim.Scene, keepParams bool) error {
+func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	s, err := sc.Build()
 	if err != nil {
 		return err
@@ -315,7 +318,7 @@ func (l *Loop) rebuild(sc *sim.Scene, keepParams bool) error {
 	l.scene, l.s, l.params = sc, s, s.Params()
 	l.err = ""
 	l.adaptErr = ""
-	l.last = sim.StepStats{}
+	l.last = cloth.StepStats{}
 	l.epoch++
 	l.pace.reset()
 	l.rate = rateMeter{}
@@ -323,17 +326,17 @@ func (l *Loop) rebuild(sc *sim.Scene, keepParams bool) error {
 }
 
 // step advances the simulation once and publishes. A failed step (the
-// state is unchanged, see sim.Sim.Step) or a non-finite state pauses the
+// state is unchanged, see cloth.Sim.Step) or a non-finite state pauses the
 // loop and publishes the reason; only Reset or a scene change clear it.
 func (l *Loop) step() {
 	st, err := l.s.Step()
 	if err == nil && !l.s.Finite() {
-		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps, sim.ErrUnstable)
+		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps, cloth.ErrUnstable)
 	}
 	if err != nil {
 		l.paused = true
 		l.err = err.Error()
-		if errors.Is(err, sim.ErrUnstable) {
+		if errors.Is(err, cloth.ErrUnstable) {
 			l.err = "Stopped: " + err.Error() + ". Lower Δt or raise damping, then Reset."
 		}
 		l.publish(0)
@@ -407,7 +410,7 @@ func (l *Loop) fill(dst *Snapshot) {
 			continue
 		}
 		dst.Tris = append(dst.Tris, uint32(dst.DenseOf[t[0]]), uint32(dst.DenseOf[t[1]]), uint32(dst.DenseOf[t[2]]))
-		dst.FaceGen = append(dst.FaceGen, uint8(min(sim.Generation(m.Gen[f]), 255)))
+		dst.FaceGen = append(dst.FaceGen, uint8(min(adapt.Generation(m.Gen[f]), 255)))
 	}
 	dst.Pins = dst.Pins[:0]
 	for _, p := range s.Pins() {

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"drape/assets"
-	"drape/sim"
+	"drape/sim/cloth"
+	"drape/sim/geom"
 )
 
 // TestLoopCommands drives a paused hanging sheet through the commands the
@@ -26,7 +27,7 @@ func TestLoopCommands(t *testing.T) {
 	waitFor(t, l, "one step", func(s *Snapshot) bool { return s.Stats.Steps == 1 })
 
 	// Moving a pin: the target and, after a step, the vertex follow.
-	want := sim.Vec3{X: float64(corner.Target[0]) + 0.2, Y: float64(corner.Target[1]) + 0.1, Z: float64(corner.Target[2])}
+	want := geom.Vec3{X: float64(corner.Target[0]) + 0.2, Y: float64(corner.Target[1]) + 0.1, Z: float64(corner.Target[2])}
 	l.Send(Command{Kind: CmdMovePin, Vertex: corner.Slot, Target: want})
 	l.Send(Command{Kind: CmdStep})
 	s = waitFor(t, l, "moved pin", func(s *Snapshot) bool { return s.Stats.Steps == 2 })
@@ -91,7 +92,7 @@ func TestLoopAdapt(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
-	if s.Adapt != (sim.AdaptParams{}) || s.AdaptErr != "" || s.AdaptSeq != 0 {
+	if s.Adapt != (cloth.AdaptParams{}) || s.AdaptErr != "" || s.AdaptSeq != 0 {
 		t.Fatalf("start: got adapt=%+v err=%q seq=%d, want none", s.Adapt, s.AdaptErr, s.AdaptSeq)
 	}
 	tris0 := s.Stats.Triangles
@@ -111,7 +112,7 @@ func TestLoopAdapt(t *testing.T) {
 		t.Fatalf("without adaptivity: got %d triangles, want %d", s.Stats.Triangles, tris0)
 	}
 
-	ap := sim.DefaultAdaptParams()
+	ap := cloth.DefaultAdaptParams()
 	ap.Base, ap.Max, ap.GMax, ap.Interval = 0.5, 5, 2, 1
 	l.Send(Command{Kind: CmdSetAdapt, Adapt: ap})
 	s = waitFor(t, l, "settings applied", func(s *Snapshot) bool { return s.AdaptSeq == 1 })
@@ -158,7 +159,7 @@ func TestLoopAdapt(t *testing.T) {
 
 	l.Send(Command{Kind: CmdLoadScene, Scene: "curtain-adaptive"})
 	s = waitFor(t, l, "curtain-adaptive", func(s *Snapshot) bool { return s.Scene == "curtain-adaptive" })
-	if want := sim.DefaultAdaptParams(); s.Adapt != want {
+	if want := cloth.DefaultAdaptParams(); s.Adapt != want {
 		t.Errorf("after loading curtain-adaptive: got adapt=%+v, want the scene's %+v", s.Adapt, want)
 	}
 }
@@ -180,14 +181,14 @@ func waitForEvent(t *testing.T, l *Loop, substr string) {
 
 // TestLoopUnstable pulls a free vertex towards a target a kilometre away:
 // the drag spring accelerates it past the simulation's speed limit, the
-// step fails with sim.ErrUnstable, and the loop must pause, keep the last
+// step fails with cloth.ErrUnstable, and the loop must pause, keep the last
 // good (finite) state and report the error until Reset.
 func TestLoopUnstable(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
 	free := s.Slot[s.NumVerts()/2]
-	l.Send(Command{Kind: CmdDrag, Vertex: free, Target: sim.Vec3{X: 1e6}})
+	l.Send(Command{Kind: CmdDrag, Vertex: free, Target: geom.Vec3{X: 1e6}})
 	for i := 0; i < 20; i++ {
 		l.Send(Command{Kind: CmdStep})
 	}

@@ -6,7 +6,7 @@
 //
 // Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
 // main OS thread (package main locks it in init). The simulation runs in
-// one goroutine that alone touches the *sim.Sim. They share exactly two
+// one goroutine that alone touches the *cloth.Sim. They share exactly two
 // things: a SnapshotBuffer (simulation → viewer, never blocking either
 // side) and the Loop's command queue (viewer → simulation, applied between
 // steps).
@@ -16,11 +16,11 @@ import (
 	"sync"
 	"time"
 
-	"drape/sim"
+	"drape/sim/cloth"
 )
 
 // Snapshot is one published simulation state, with the mesh compacted for
-// drawing: dead vertex and face slots of the adaptive sim.Mesh are skipped,
+// drawing: dead vertex and face slots of the adaptive geom.Mesh are skipped,
 // and live vertices are renumbered densely 0..NumVerts()−1 in slot order.
 // It carries only simulation state. Once published it is immutable; the
 // reader may use it until its next Acquire (see SnapshotBuffer).
@@ -31,20 +31,20 @@ type Snapshot struct {
 
 	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
 	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
-	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, sim.MeanCurvature)
+	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, geom.MeanCurvature)
 	Tris    []uint32  // live face f's dense vertices at Tris[3*f : 3*f+3]
-	FaceGen []uint8   // refinement generation of live face f at FaceGen[f] (sim.Generation), saturated at 255
+	FaceGen []uint8   // refinement generation of live face f at FaceGen[f] (adapt.Generation), saturated at 255
 	Slot    []int32   // sim vertex slot of dense vertex i at Slot[i]; picks translate back through it
 	DenseOf []int32   // dense index of sim vertex slot s at DenseOf[s], −1 for dead slots; len = number of slots
 
 	Pins []PinInfo // pinned vertices, sorted by slot
 
-	Params sim.Params // parameters in force (the UI's sliders re-sync from them)
+	Params cloth.Params // parameters in force (the UI's sliders re-sync from them)
 
-	// Adapt are the adaptivity settings in force (sim.Sim.AdaptParams);
+	// Adapt are the adaptivity settings in force (cloth.Sim.AdaptParams);
 	// the zero value, which does not validate, when the scene has none and
 	// none were set. The Adaptivity panel re-syncs from them.
-	Adapt    sim.AdaptParams
+	Adapt    cloth.AdaptParams
 	AdaptErr string // why the last CmdSetAdapt was rejected (the settings above stayed in force); "" otherwise
 	AdaptSeq uint64 // CmdSetAdapt commands handled so far; the panel's edit is answered once this reaches its count of sent ones
 
@@ -71,11 +71,11 @@ type Stats struct {
 	Vertices  int     // live vertices (= len(Pos)/3)
 	Triangles int     // live faces (= len(Tris)/3)
 
-	Assemble, Solve, Other, Adapt time.Duration  // wall time of the last step by phase
-	Snapshot                      time.Duration  // curvature, normals and compaction for this snapshot
-	LastAdapt                     sim.AdaptStats // the most recent adaptation (any earlier step): refined and coarsened counts, wall time
-	Iterations                    int            // PCG iterations of the last step
-	Residual                      float64        // relative residual reached by the last step
+	Assemble, Solve, Other, Adapt time.Duration    // wall time of the last step by phase
+	Snapshot                      time.Duration    // curvature, normals and compaction for this snapshot
+	LastAdapt                     cloth.AdaptStats // the most recent adaptation (any earlier step): refined and coarsened counts, wall time
+	Iterations                    int              // PCG iterations of the last step
+	Residual                      float64          // relative residual reached by the last step
 
 	StepsPerSec    float64 // measured over the last second of wall time
 	RealTimeFactor float64 // simulated seconds per wall second over the last second
@@ -86,7 +86,7 @@ type Stats struct {
 
 	Paused bool   // stepping is stopped (by the user or by an error)
 	Finite bool   // every live position and velocity is finite
-	Err    string // why stepping stopped, e.g. an error wrapping sim.ErrUnstable; "" when healthy
+	Err    string // why stepping stopped, e.g. an error wrapping cloth.ErrUnstable; "" when healthy
 }
 
 // NumVerts returns the number of dense vertices, len(Pos)/3.

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"drape/assets"
-	"drape/sim"
+	"drape/sim/adapt"
+	"drape/sim/cloth"
 )
 
 // fillConstant writes a snapshot of n vertices and n faces in which every
@@ -175,7 +176,7 @@ func TestSnapshotCompaction(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	checkSnapshot(t, l.Snapshots().Acquire())
 	m := l.s.Mesh
-	ad, err := sim.NewAdapter(m, 3)
+	ad, err := adapt.NewAdapter(m, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestSnapshotCompaction(t *testing.T) {
 	// The adapter changed the mesh behind the simulation's back; rebuild
 	// the simulation's per-slot data (the adaptive Sim does this itself).
 	rebuild := func() {
-		if l.s, err = sim.New(m, l.params); err != nil {
+		if l.s, err = cloth.New(m, l.params); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,7 +208,7 @@ func TestSnapshotCompaction(t *testing.T) {
 	for changed := true; changed; {
 		changed = false
 		for f := range m.Tris {
-			if m.FaceAlive(f) && sim.Generation(m.Gen[f]) > 0 && ad.Coarsen(int32(f)) {
+			if m.FaceAlive(f) && adapt.Generation(m.Gen[f]) > 0 && ad.Coarsen(int32(f)) {
 				changed = true
 			}
 		}

@@ -42,7 +42,7 @@ type State struct {
 	Widgets map[string][4]float32 `json:"widgets"`
 }
 
-// AdaptState is the adaptivity part of State (sim.AdaptParams).
+// AdaptState is the adaptivity part of State (cloth.AdaptParams).
 type AdaptState struct {
 	Enabled     bool    `json:"enabled"`
 	Base        float64 `json:"l_base"`

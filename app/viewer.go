@@ -12,12 +12,12 @@ import (
 	"syscall"
 	"time"
 
-	"drape/assets"
-	"drape/render"
-
 	"github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
+
+	"drape/assets"
+	"drape/render"
 )
 
 // DefaultScene is the scene drape view opens without --scene: "hanging"

@@ -5,10 +5,10 @@ import (
 	"math"
 	"unsafe"
 
-	"drape/shaders"
-
 	"github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
+
+	"drape/shaders"
 )
 
 // Mesh is one frame of cloth geometry as plain slices. The renderer copies

@@ -3,10 +3,10 @@ package render
 import (
 	"fmt"
 
-	"drape/shaders"
-
 	"github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/inkyblackness/imgui-go/v4"
+
+	"drape/shaders"
 )
 
 // ImGuiRenderer draws Dear ImGui draw data (imgui-go v4, Dear ImGui 1.85)

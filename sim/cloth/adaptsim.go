@@ -1,0 +1,740 @@
+package cloth
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"drape/sim/adapt"
+	"drape/sim/fem"
+	"drape/sim/geom"
+	"drape/sim/parallel"
+)
+
+// MaxAdaptTriangles is the largest triangle budget AdaptParams accepts:
+// at roughly 1 kB of simulation state per triangle, 2·10⁶ triangles are
+// about 2 GB.
+const MaxAdaptTriangles = geom.MaxTriangles
+
+// AdaptParams are the settings of adaptive refinement and coarsening
+// (Bender & Deul §5, §7). The viewer edits a copy and hands the whole value
+// to Sim.SetAdaptParams, which applies it from the next adaptation on.
+// The zero value is not valid; start from DefaultAdaptParams.
+type AdaptParams struct {
+	Enabled     bool    // adapt the mesh every Interval steps; false keeps the current mesh as it is
+	Base        float64 // l_base, refinement limit on |H| for base faces, 1/m, > 0
+	Max         float64 // l_gmax, refinement limit at generation GMax, 1/m, ≥ Base
+	CoarsenFrac float64 // c, coarsen when |H| < c·l_g; dimensionless, in (0, 1)
+	GMax        int     // g_max, deepest generation, in [0, MaxGeneration]; lowering it coarsens deeper faces
+	Interval    int     // adapt after every Interval-th step, in [1, 1000]; the paper uses 5
+	MaxTris     int     // hard cap on the live triangle count, in [1, MaxAdaptTriangles]
+}
+
+// DefaultAdaptParams returns the settings tuned for the curtain of
+// Bender & Deul §7 (assets/scenes/curtain-adaptive.json): g_max = 6,
+// adaptation every 5th step as in the paper, l_base = 3/m, l_gmax = 30/m,
+// c = 0.5, at most 200 000 triangles. On the curtain these average about
+// 5400 triangles over the 20 s (the paper: 5158); l_base = 4/m, l_gmax =
+// 40/m gave 4200 and 2/m, 20/m gave 7700.
+func DefaultAdaptParams() AdaptParams {
+	return AdaptParams{Enabled: true, Base: 3, Max: 30, CoarsenFrac: 0.5, GMax: 6, Interval: 5, MaxTris: 200_000}
+}
+
+// Validate returns an error naming the first field out of range: l_base
+// not positive and finite, l_gmax below l_base, c outside (0, 1), g_max
+// outside [0, MaxGeneration] (the 5-bit generation field), an interval
+// outside [1, 1000] or a triangle cap outside [1, MaxAdaptTriangles].
+func (p AdaptParams) Validate() error {
+	if err := p.limits().Validate(); err != nil {
+		return err
+	}
+	if p.Interval < 1 || p.Interval > 1000 {
+		return fmt.Errorf("adaptation interval must be in [1, 1000] steps, got %d", p.Interval)
+	}
+	if p.MaxTris > MaxAdaptTriangles {
+		return fmt.Errorf("triangle cap %d is above %d, which would exhaust memory", p.MaxTris, MaxAdaptTriangles)
+	}
+	return nil
+}
+
+// limits returns the Adapter's criterion parameters. The Adapter stops
+// refining once NumTris()+2 would pass its cap, but one refinement may
+// cascade; the cap handed to it leaves room for the largest cascade seen
+// (cascadeReserve) so that MaxTris holds as a hard cap.
+func (p AdaptParams) limits() adapt.Limits {
+	return adapt.Limits{Base: p.Base, Max: p.Max, CoarsenFrac: p.CoarsenFrac, GMax: p.GMax, MaxTris: p.MaxTris}
+}
+
+// cascadeReserve returns the number of triangles kept free below the cap
+// for the cascade of one refinement at generations up to gmax: a cascade
+// refines at most one face per generation below the target on each of
+// its three sides, each adding at most 2 faces (split or trisection).
+func cascadeReserve(gmax int) int { return 2 * 3 * (gmax + 1) * (gmax + 1) }
+
+// AdaptStats describes the last adaptation.
+type AdaptStats struct {
+	Refined, Coarsened int           // successful Refine and Coarsen calls
+	Duration           time.Duration // wall time: curvature, topology, updates and system rebuild
+}
+
+// adaptState is the Sim's adaptive part.
+type adaptState struct {
+	p     AdaptParams
+	a     *adapt.Adapter // nil until adaptivity is first used
+	curv  []float64
+	ws    geom.CurvatureWorkspace
+	since int // steps since the last adaptation
+	last  AdaptStats
+
+	// State before the adaptation, for conserveMomentum.
+	oldVel   []geom.Vec3
+	oldPos   []geom.Vec3
+	oldArea  []float64
+	oldAlive []bool
+	oldTris  [][3]int32
+
+	vertFace []int32  // scratch: a live face of each touched vertex
+	uf       []int32  // union-find over old (slot) and new (n+slot) vertex nodes
+	acc      []momAcc // per union-find root
+	nodes    []int32  // nodes in use
+	pinDrop  []bool   // scratch: slot loses its pin
+	derived  []bool   // per vertex slot: its pin was made by derivePins
+
+	rows      []rowData    // cached rows of the block system, per vertex slot
+	rowsOK    bool         // rows match the mesh
+	spare     *blockSystem // the system before the last repack: the next one packs into it
+	dirty     []bool       // per vertex slot: its row was recomputed
+	dirtyList []int32
+}
+
+type momAcc struct {
+	pOld, pNew geom.Vec3
+	mFree      float64
+}
+
+// SetAdaptParams replaces the adaptive settings from the next step on, or
+// returns an error and keeps the old ones. Turning adaptivity off keeps
+// the current mesh (it does not coarsen back): the simulation goes on at
+// the resolution it has, which avoids a visible jump; lower GMax to
+// coarsen deeper faces at the next adaptations instead.
+func (s *Sim) SetAdaptParams(p AdaptParams) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("adaptivity: %w", err)
+	}
+	if err := s.ensureAdapter(); err != nil {
+		return err
+	}
+	s.ad.p = p
+	return nil
+}
+
+// AdaptParams returns the adaptive settings in force (Enabled false and
+// zero limits if SetAdaptParams was never called).
+func (s *Sim) AdaptParams() AdaptParams { return s.ad.p }
+
+// LastAdapt returns the statistics of the most recent adaptation.
+func (s *Sim) LastAdapt() AdaptStats { return s.ad.last }
+
+func (s *Sim) ensureAdapter() error {
+	if s.ad.a != nil {
+		return nil
+	}
+	a, err := adapt.NewAdapter(s.Mesh, adapt.MaxGeneration)
+	if err != nil {
+		return err
+	}
+	s.ad.a = a
+	return nil
+}
+
+// adaptAfterStep runs the adaptation when it is due (Bender & Deul §3
+// step 7) and returns its wall time.
+func (s *Sim) adaptAfterStep() time.Duration {
+	ad := &s.ad
+	if !ad.p.Enabled || ad.a == nil {
+		return 0
+	}
+	ad.since++
+	if ad.since < ad.p.Interval {
+		return 0
+	}
+	ad.since = 0
+	return s.Adapt().Duration
+}
+
+// Adapt adapts the mesh once now, whatever the interval, with the current
+// AdaptParams (even when Enabled is false), and returns what it did. It
+// does nothing if SetAdaptParams was never called.
+func (s *Sim) Adapt() AdaptStats {
+	ad := &s.ad
+	if ad.a == nil || ad.p.Validate() != nil {
+		return AdaptStats{}
+	}
+	t0 := time.Now()
+	m := s.Mesh
+	ad.curv = growTo(ad.curv, len(m.Pos))
+	ad.ws.MeanCurvature(m, ad.curv)
+	s.snapshotForAdapt()
+	ad.a.ResetChanges()
+	lim := ad.p.limits()
+	lim.MaxTris = max(1, lim.MaxTris-cascadeReserve(lim.GMax))
+	r, c := ad.a.Adapt(ad.curv, lim)
+	s.applyChanges(ad.a.Changes())
+	ad.last = AdaptStats{Refined: r, Coarsened: c, Duration: time.Since(t0)}
+	return ad.last
+}
+
+// RefineUniform applies g/2 uniform √3 steps (Kobbelt 2000) to the whole
+// mesh: step k brings every face to generation 2k, interior faces by the
+// 1-to-3 split and flip, boundary faces alternately by the split with
+// promotion and by the trisection of the boundary edge (Bender & Deul
+// fig. 3; see adapt.go). Each step triples the face count exactly, so
+// g = 6 multiplies it by 27 (820 → 22140 for the curtain): the
+// full-resolution mesh that adaptive refinement to g_max = g approximates.
+// Pins are extended to new boundary vertices as in adaptation. It returns
+// an error for an odd or out-of-range g.
+func (s *Sim) RefineUniform(g int) error {
+	if g < 0 || g > adapt.MaxGeneration-1 || g%2 != 0 {
+		return fmt.Errorf("uniform refinement: generation must be even and in [0, %d], got %d", adapt.MaxGeneration-1, g)
+	}
+	if err := s.ensureAdapter(); err != nil {
+		return err
+	}
+	a := s.ad.a
+	m := s.Mesh
+	s.snapshotForAdapt()
+	a.ResetChanges()
+	for k := 1; k <= g/2; k++ {
+		for {
+			did := false
+			for f, t := range m.Tris {
+				if t[0] >= 0 && adapt.Generation(m.Gen[f]) < 2*k && a.Refine(int32(f)) {
+					did = true
+				}
+			}
+			if !did {
+				break
+			}
+		}
+	}
+	s.applyChanges(a.Changes())
+	return nil
+}
+
+// growTo returns x with length n, keeping its contents and zeroing new
+// elements; it reallocates only when the capacity is too small.
+func growTo[T any](x []T, n int) []T {
+	if n <= len(x) {
+		return x[:n]
+	}
+	if n <= cap(x) {
+		old := len(x)
+		x = x[:n]
+		clear(x[old:])
+		return x
+	}
+	y := make([]T, n, n+n/4)
+	copy(y, x)
+	return y
+}
+
+// snapshotForAdapt records velocities, areas, liveness and faces before a
+// topology change, for conserveMomentum. O(vertices + faces) copies.
+func (s *Sim) snapshotForAdapt() {
+	ad := &s.ad
+	m := s.Mesh
+	ad.oldVel = append(ad.oldVel[:0], m.Vel...)
+	ad.oldPos = append(ad.oldPos[:0], m.Pos...)
+	ad.oldArea = append(ad.oldArea[:0], s.area[:len(m.Pos)]...)
+	ad.oldAlive = append(ad.oldAlive[:0], m.VertAlive...)
+	ad.oldTris = append(ad.oldTris[:0], m.Tris...)
+}
+
+// applyChanges brings every per-slot structure up to date with the change
+// record ch of the Adapter.
+func (s *Sim) applyChanges(ch adapt.Changes) {
+	m := s.Mesh
+	s.sizeSlots(true)
+	ad := &s.ad
+
+	// Elements of new faces (parallel over the changed faces).
+	faces := ch.Faces
+	parallel.ForChunks(len(faces), func(_, lo, hi int) {
+		for _, f := range faces[lo:hi] {
+			t := m.Tris[f]
+			s.elems[f] = fem.NewElemRest(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]])
+			g1, g2, ok := fem.CorotatedFrame(&s.elems[f], m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
+			if !ok {
+				g1, g2 = geom.Vec3{X: 1}, geom.Vec3{Y: 1}
+			}
+			s.frames[f] = [2]geom.Vec3{g1, g2}
+		}
+	})
+	for _, f := range ch.RemovedFaces {
+		s.elems[f] = fem.ElemRest{}
+	}
+
+	// Lumped areas of touched vertices: A_p = ⅓·Σ A_i over the fan.
+	ad.vertFace = growTo(ad.vertFace, len(m.Pos))
+	for _, f := range faces {
+		for _, v := range m.Tris[f] {
+			ad.vertFace[v] = f
+		}
+	}
+	for _, v := range ch.RemovedVerts {
+		s.area[v] = 0
+		s.dv[v], s.dvOld[v], s.z[v] = geom.Vec3{}, geom.Vec3{}, geom.Vec3{}
+	}
+	verts := ch.Verts
+	parallel.ForChunks(len(verts), func(_, lo, hi int) {
+		for _, v := range verts[lo:hi] {
+			var a float64
+			it := geom.NewFan(m, v, ad.vertFace[v])
+			for f, _, ok := it.Next(); ok; f, _, ok = it.Next() {
+				a += s.elems[f].Area
+			}
+			s.area[v] = a / 3
+		}
+	})
+
+	if len(ch.Faces)+len(ch.RemovedFaces) == 0 {
+		return // nothing changed: masses, pins and the system stay valid
+	}
+	s.updatePins(ch)
+	s.conserveMomentum(ch)
+	s.warmStart(ch)
+
+	s.updateSystem(ch)
+}
+
+// updateSystem recomputes the rows of the block system whose faces or
+// bending stencils changed and repacks it (bsr_incr.go). A row changes
+// when its vertex is on a new face (its fan changed) or on a face next to
+// one (an edge of its stencil has a new face on the other side); removed
+// vertices get no row. s.edges is not kept: only newBlockSystem
+// reads it.
+func (s *Sim) updateSystem(ch adapt.Changes) {
+	m := s.Mesh
+	ad := &s.ad
+	nv := len(m.Pos)
+	s.edges = nil
+	if !ad.rowsOK {
+		ad.rows = growTo(ad.rows, nv)
+		ad.vertFace = growTo(ad.vertFace, len(m.Pos))
+		for i := range ad.vertFace {
+			ad.vertFace[i] = -1
+		}
+		for f, t := range m.Tris {
+			if t[0] >= 0 {
+				for _, v := range t {
+					ad.vertFace[v] = int32(f)
+				}
+			}
+		}
+		parallel.ForChunks(nv, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ad.rows[i].compute(m, int32(i), ad.vertFace[i])
+			}
+		})
+		ad.rowsOK = true
+		s.repack(nil)
+		return
+	}
+	ad.rows = growTo(ad.rows, nv)
+	ad.dirty = growTo(ad.dirty, nv)
+	ad.dirtyList = ad.dirtyList[:0]
+	mark := func(v, f int32) {
+		ad.vertFace[v] = f
+		if !ad.dirty[v] {
+			ad.dirty[v] = true
+			ad.dirtyList = append(ad.dirtyList, v)
+		}
+	}
+	for _, f := range ch.Faces {
+		for _, v := range m.Tris[f] {
+			mark(v, f)
+		}
+		for _, g := range m.Adj[f] {
+			if g >= 0 {
+				for _, v := range m.Tris[g] {
+					mark(v, g)
+				}
+			}
+		}
+	}
+	for _, v := range ch.RemovedVerts {
+		mark(v, -1)
+	}
+	list := ad.dirtyList
+	parallel.ForChunks(len(list), func(_, lo, hi int) {
+		for _, v := range list[lo:hi] {
+			ad.rows[v].compute(m, v, ad.vertFace[v])
+		}
+	})
+	s.repack(s.sys)
+	for _, v := range list {
+		ad.dirty[v] = false
+	}
+}
+
+// repack packs the system into the spare one, from the rows and from src
+// (nil: from the rows alone), and swaps the two.
+func (s *Sim) repack(src *blockSystem) {
+	ad := &s.ad
+	if ad.spare == nil {
+		ad.spare = &blockSystem{}
+	}
+	ad.dirty = growTo(ad.dirty, len(s.Mesh.Pos))
+	packRows(ad.spare, src, ad.rows, ad.dirty, s.Mesh)
+	s.sys, ad.spare = ad.spare, s.sys
+}
+
+// updatePins keeps pins and the drag valid across a topology change.
+//
+// A pin that derivePins made (on a vertex that boundary trisection put
+// between two pinned vertices) goes away with its vertex: the trisection
+// was undone and the edge's end vertices still carry their pins. Any other
+// pin (a scene pin on a base vertex never moves; a pin the user put on a
+// vertex that refinement created) whose vertex is coarsened away moves to
+// the nearest surviving vertex of the changed region that has no pin, held
+// where that vertex is now (for a scripted pin: the same path, anchored so
+// that the target is the vertex's position), so the cloth does not drop
+// and nothing jumps; it is dropped only if the region has no free vertex.
+// A drag follows its vertex the same way, so dragging keeps working while
+// the mesh changes under the cursor. Finally fixed is updated for the
+// touched slots.
+func (s *Sim) updatePins(ch adapt.Changes) {
+	m := s.Mesh
+	ad := &s.ad
+	ad.pinDrop = growTo(ad.pinDrop, len(m.Pos))
+	ad.derived = growTo(ad.derived, len(m.Pos))
+	for _, v := range ch.RemovedVerts {
+		ad.pinDrop[v] = true
+	}
+	for _, v := range ch.NewVerts {
+		ad.pinDrop[v] = true
+	}
+	var moved []Pin
+	w := 0
+	for _, p := range s.pins {
+		if !ad.pinDrop[p.Vertex] {
+			s.pins[w] = p
+			w++
+		} else if !ad.derived[p.Vertex] {
+			moved = append(moved, p)
+		}
+	}
+	s.pins = s.pins[:w]
+	for _, v := range ch.RemovedVerts {
+		s.fixed[v] = true
+		ad.derived[v] = false
+	}
+	for _, v := range ch.NewVerts {
+		ad.derived[v] = false
+	}
+	s.derivePins(ch)
+	for _, p := range moved {
+		u := s.nearestFree(ch, ad.oldPos[p.Vertex])
+		if u < 0 {
+			continue
+		}
+		q := Pin{Vertex: u, Target: m.Pos[u], Anchor: m.Pos[u], Path: p.Path}
+		if p.Path != nil {
+			q.Anchor = m.Pos[u].Sub(p.Path.At(s.Time))
+		}
+		s.setPin(q)
+	}
+	if s.drag.on && ad.pinDrop[s.drag.v] {
+		if u := s.nearestFree(ch, ad.oldPos[s.drag.v]); u >= 0 {
+			s.drag.v = u
+		} else {
+			s.drag.on = false
+		}
+	}
+	for _, v := range ch.RemovedVerts {
+		ad.pinDrop[v] = false
+	}
+	for _, v := range ch.NewVerts {
+		ad.pinDrop[v] = false
+	}
+	for _, v := range ch.Verts {
+		s.fixed[v] = s.pinIndex(v) >= 0
+	}
+}
+
+// nearestFree returns the live, unpinned touched vertex nearest to x, or
+// −1 if there is none.
+func (s *Sim) nearestFree(ch adapt.Changes, x geom.Vec3) int32 {
+	best, bd := int32(-1), math.Inf(1)
+	for _, v := range ch.Verts {
+		if d := s.Mesh.Pos[v].Sub(x).Norm(); d < bd && s.pinIndex(v) < 0 {
+			best, bd = v, d
+		}
+	}
+	return best
+}
+
+// pinIndex returns the index of v's pin in s.pins, or −1.
+func (s *Sim) pinIndex(v int32) int {
+	k := sort.Search(len(s.pins), func(k int) bool { return s.pins[k].Vertex >= v })
+	if k < len(s.pins) && s.pins[k].Vertex == v {
+		return k
+	}
+	return -1
+}
+
+// derivePins pins each new boundary vertex v whose boundary edge, before
+// this adaptation's trisections, ran between two pinned vertices a and b:
+// walking along the boundary from v in both directions over new vertices
+// finds a and b, and v, which lies on the straight material segment a–b at
+// parameter u = |r_v − r_a|/|r_b − r_a|, gets the anchor (1−u)·A_a + u·A_b
+// and the path (1−u)·P_a + u·P_b (on the union of their key times). As
+// positions and velocities of new vertices are interpolated the same way,
+// the pin target equals the vertex's position: nothing jumps. A boundary
+// vertex next to an unpinned vertex stays free.
+func (s *Sim) derivePins(ch adapt.Changes) {
+	m := s.Mesh
+	ad := &s.ad
+	if len(s.pins) == 0 {
+		return
+	}
+	for _, v := range ch.NewVerts {
+		nb := s.boundaryNeighbours(v)
+		if nb[0] < 0 {
+			continue // interior vertex
+		}
+		var ends [2]int32
+		for d := 0; d < 2; d++ {
+			prev, cur := v, nb[d]
+			for steps := 0; cur >= 0 && ad.a.IsNew(cur) && steps < 1<<20; steps++ {
+				n2 := s.boundaryNeighbours(cur)
+				next := n2[0]
+				if next == prev {
+					next = n2[1]
+				}
+				prev, cur = cur, next
+			}
+			ends[d] = cur
+		}
+		if ends[0] < 0 || ends[1] < 0 {
+			continue
+		}
+		ka, kb := s.pinIndex(ends[0]), s.pinIndex(ends[1])
+		if ka < 0 || kb < 0 {
+			continue
+		}
+		pa, pb := s.pins[ka], s.pins[kb]
+		ra, rb := m.Rest[ends[0]], m.Rest[ends[1]]
+		d := rb.Sub(ra)
+		u := math.Sqrt(m.Rest[v].Sub(ra).Norm2() / d.Norm2())
+		p := Pin{Vertex: v, Anchor: pa.Anchor.Scale(1 - u).Add(pb.Anchor.Scale(u)), Path: lerpPath(pa.Path, pb.Path, u)}
+		p.Target = p.Anchor
+		if p.Path != nil {
+			p.Target = p.Anchor.Add(p.Path.At(s.Time))
+		}
+		m.Pos[v] = p.Target
+		s.setPin(p)
+		ad.derived[v] = true
+	}
+}
+
+// boundaryNeighbours returns the two vertices next to v along the mesh
+// boundary (the far ends of the fan's two boundary edges), or {−1, −1} for
+// an interior vertex.
+func (s *Sim) boundaryNeighbours(v int32) [2]int32 {
+	m := s.Mesh
+	out := [2]int32{-1, -1}
+	f0 := s.ad.vertFace[v]
+	if f0 < 0 || m.Tris[f0][0] < 0 {
+		return out
+	}
+	it := geom.NewFan(m, v, f0)
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
+		t := m.Tris[f]
+		if m.Adj[f][c] < 0 { // edge leaving v
+			out[0] = t[(c+1)%3]
+		}
+		if m.Adj[f][(c+2)%3] < 0 { // edge entering v
+			out[1] = t[(c+2)%3]
+		}
+	}
+	if out[0] < 0 || out[1] < 0 {
+		return [2]int32{-1, -1}
+	}
+	// Keep vertFace valid for the walk: the boundary neighbours are
+	// vertices of faces of v's fan.
+	it = geom.NewFan(m, v, f0)
+	for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
+		t := m.Tris[f]
+		s.ad.vertFace[t[(c+1)%3]] = f
+		s.ad.vertFace[t[(c+2)%3]] = f
+	}
+	return out
+}
+
+// lerpPath returns the path (1−u)·a + u·b on the union of their key
+// times; nil when both are nil (fixed pins). A nil path counts as zero.
+func lerpPath(a, b *Path, u float64) *Path {
+	if a == nil && b == nil {
+		return nil
+	}
+	if a == b {
+		return a // shared path: the interpolation is the path itself
+	}
+	var times []float64
+	for _, p := range []*Path{a, b} {
+		if p != nil {
+			times = append(times, p.Times...)
+		}
+	}
+	sort.Float64s(times)
+	times = compactFloat(times)
+	out := &Path{Times: times, Offsets: make([]geom.Vec3, len(times))}
+	for k, t := range times {
+		var o geom.Vec3
+		if a != nil {
+			o = o.Add(a.At(t).Scale(1 - u))
+		}
+		if b != nil {
+			o = o.Add(b.At(t).Scale(u))
+		}
+		out.Offsets[k] = o
+	}
+	return out
+}
+
+func compactFloat(x []float64) []float64 {
+	out := x[:0]
+	for i, v := range x {
+		if i == 0 || v != x[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// conserveMomentum restores linear momentum exactly after a topology
+// change. A split with interpolated velocity conserves Σ m·v by itself
+// (the centre gets A/3 of the parent's area at the mean velocity, each
+// corner gives up A/9), but flips move mass between vertices of different
+// velocities and a join removes a vertex with its momentum. So the touched
+// vertices are grouped into change regions (connected through the faces
+// that were removed and those that were created; a vertex slot that was
+// freed and reused counts as two different vertices), and in each region
+// the free (unpinned) vertices get the same velocity correction
+//
+//	Δv = (Σ_old m·v − Σ_new m·v) / Σ_new,free m,
+//
+// which gives the removed vertex's momentum to its neighbours and makes
+// Σ m·v over the region, hence over the mesh, equal to its value before
+// (to round-off). A region whose vertices are all pinned is left alone.
+func (s *Sim) conserveMomentum(ch adapt.Changes) {
+	m := s.Mesh
+	ad := &s.ad
+	n := int32(len(m.Pos))
+	ad.uf = growTo(ad.uf, int(2*n))
+	ad.acc = growTo(ad.acc, int(2*n))
+	ad.nodes = ad.nodes[:0]
+	oldN := int32(len(ad.oldAlive))
+	wasAlive := func(v int32) bool { return v < oldN && ad.oldAlive[v] }
+	isNew := ad.a.IsNew
+	add := func(x int32) {
+		ad.uf[x] = x
+		ad.acc[x] = momAcc{}
+		ad.nodes = append(ad.nodes, x)
+	}
+	for _, v := range ch.Verts {
+		if wasAlive(v) {
+			add(v)
+		}
+		add(n + v)
+	}
+	for _, v := range ch.RemovedVerts {
+		if wasAlive(v) {
+			add(v)
+		}
+	}
+	find := func(x int32) int32 {
+		for ad.uf[x] != x {
+			ad.uf[x] = ad.uf[ad.uf[x]]
+			x = ad.uf[x]
+		}
+		return x
+	}
+	union := func(a, b int32) {
+		if ra, rb := find(a), find(b); ra != rb {
+			ad.uf[ra] = rb
+		}
+	}
+	for _, v := range ch.Verts {
+		if wasAlive(v) && !isNew(v) {
+			union(v, n+v) // the same vertex before and after
+		}
+	}
+	oldFace := func(f int32) {
+		if int(f) < len(ad.oldTris) {
+			if t := ad.oldTris[f]; t[0] >= 0 {
+				union(t[0], t[1])
+				union(t[1], t[2])
+			}
+		}
+	}
+	for _, f := range ch.Faces {
+		oldFace(f)
+		t := m.Tris[f]
+		union(n+t[0], n+t[1])
+		union(n+t[1], n+t[2])
+	}
+	for _, f := range ch.RemovedFaces {
+		oldFace(f)
+	}
+	for _, x := range ad.nodes {
+		r := &ad.acc[find(x)]
+		if x < n {
+			r.pOld = r.pOld.Add(ad.oldVel[x].Scale(ad.oldArea[x]))
+			continue
+		}
+		v := x - n
+		r.pNew = r.pNew.Add(m.Vel[v].Scale(s.area[v]))
+		if !s.fixed[v] {
+			r.mFree += s.area[v]
+		}
+	}
+	for _, v := range ch.Verts {
+		if s.fixed[v] {
+			continue
+		}
+		r := &ad.acc[find(n+v)]
+		if r.mFree > 0 {
+			m.Vel[v] = m.Vel[v].Add(r.pOld.Sub(r.pNew).Scale(1 / r.mFree))
+		}
+	}
+}
+
+// warmStart gives new vertices a PCG starting guess: the mean of the
+// previous solution Δv over their neighbours that existed before (for
+// both Δv and the Δv₋₁ of the extrapolated warm start).
+func (s *Sim) warmStart(ch adapt.Changes) {
+	m := s.Mesh
+	ad := &s.ad
+	for _, v := range ch.NewVerts {
+		var sum geom.Vec3
+		cnt := 0
+		it := geom.NewFan(m, v, ad.vertFace[v])
+		for f, c, ok := it.Next(); ok; f, c, ok = it.Next() {
+			j := m.Tris[f][(c+1)%3]
+			if !ad.a.IsNew(j) {
+				sum = sum.Add(s.dv[j])
+				cnt++
+			}
+		}
+		s.z[v] = geom.Vec3{}
+		s.dv[v] = geom.Vec3{}
+		if cnt > 0 {
+			s.dv[v] = sum.Scale(1 / float64(cnt))
+		}
+		s.dvOld[v] = s.dv[v] // the extrapolated warm start then starts from dv
+
+	}
+}

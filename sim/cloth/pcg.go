@@ -1,0 +1,202 @@
+package cloth
+
+import (
+	"math"
+
+	"drape/sim/geom"
+	"drape/sim/parallel"
+)
+
+// pcg holds the work vectors of the modified preconditioned conjugate
+// gradient method, reused from step to step.
+type pcg struct {
+	r, c, q []geom.Vec3
+	s       []vec3f32   // preconditioned residual P⁻¹r, rounded to float32
+	as      []vec3f32   // A·s, float32
+	pinv    []geom.Mat3 // block-Jacobi preconditioner: inverse diagonal blocks
+	dot     parallel.Partials
+	bad     [parallel.Chunks]bool // a chunk of rows failed checkPattern
+}
+
+// vec3f32 is a Vec3 rounded to float32 and padded to 16 bytes, so that a
+// gathered vector is a single 16-byte load.
+type vec3f32 [4]float32
+
+// precondition sets s = P⁻¹·r rounded to float32, for the block pinv of
+// P⁻¹, and returns rᵀs. s[3] stays zero. (Element by element: a
+// whole-array store followed by loads of its elements would stall store
+// forwarding.)
+func precondition(s *vec3f32, pinv *geom.Mat3, r geom.Vec3) float64 {
+	x := float32(pinv[0]*r.X + pinv[1]*r.Y + pinv[2]*r.Z)
+	y := float32(pinv[3]*r.X + pinv[4]*r.Y + pinv[5]*r.Z)
+	z := float32(pinv[6]*r.X + pinv[7]*r.Y + pinv[8]*r.Z)
+	s[0], s[1], s[2] = x, y, z
+	return r.X*float64(x) + r.Y*float64(y) + r.Z*float64(z)
+}
+
+func (p *pcg) resize(n int) {
+	if cap(p.r) < n {
+		p.r, p.c, p.q = make([]geom.Vec3, n), make([]geom.Vec3, n), make([]geom.Vec3, n)
+		p.s, p.as = make([]vec3f32, n), make([]vec3f32, n)
+		p.pinv = make([]geom.Mat3, n)
+	}
+	p.r, p.c, p.q, p.s, p.as, p.pinv = p.r[:n], p.c[:n], p.q[:n], p.s[:n], p.as[:n], p.pinv[:n]
+}
+
+// solve solves A·dv = b by the modified preconditioned conjugate gradient
+// method of Baraff & Witkin 1998 (§5.3) with a block-Jacobi preconditioner.
+// Constrained vertices (fixed[i]) keep dv[i] = z[i] exactly: every search
+// direction and residual is filtered to zero there, which is the filter
+// S_i = 0 of a fully constrained particle. On entry dv holds the starting
+// guess for the free vertices (the previous step's solution is a good one);
+// on return it holds the solution. The iteration stops when
+// rᵀP⁻¹r < tol²·δ₀ with δ₀ = (Sb)ᵀP⁻¹(Sb), or after maxIter iterations. It
+// returns the iterations taken and √(rᵀP⁻¹r/δ₀), the relative
+// preconditioned residual (0 when the filtered right-hand side is zero,
+// NaN when the system itself is not finite).
+//
+// The products A·s inside the loop read the float32 copy of the blocks
+// (val32 and oppVal32, which Sim.assemble writes along with val and
+// oppVal) and s rounded to float32, and sum each row in float32
+// (blockRows32), while the other vectors and all sums stay float64.
+// Rounding A and s to 7 digits perturbs the solution by far less than
+// the default tolerance (1e-3); the residual is computed against the
+// float64 A at the start.
+func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol float64, maxIter int) (int, float64) {
+	n := a.n
+	p.resize(n)
+	r, c, q, s, as, pinv := p.r, p.c, p.q, p.s, p.as, p.pinv
+
+	parallel.ForChunks(n, func(k, lo, hi int) {
+		p.bad[k] = !a.checkPattern(lo, hi)
+		var d0 float64
+		for i := lo; i < hi; i++ {
+			if fixed[i] {
+				dv[i] = z[i]
+				pinv[i] = geom.Mat3{}
+				continue
+			}
+			pinv[i] = inverse3(&a.val[a.diag[i]])
+			d0 += b[i].Dot(pinv[i].MulVec(b[i]))
+		}
+		p.dot[k][0] = d0
+	})
+	for _, bad := range p.bad {
+		if bad {
+			panic("sim: block system pattern is inconsistent")
+		}
+	}
+	delta0 := p.dot.Sum()
+	if math.IsNaN(delta0) || math.IsInf(delta0, 0) {
+		return 0, math.NaN() // the caller reports the step as unstable
+	}
+	if !(delta0 > 0) {
+		// Nothing to solve for the free vertices, or a NaN that the caller
+		// detects from the state.
+		parallel.ForChunks(n, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if !fixed[i] {
+					dv[i] = geom.Vec3{}
+				}
+			}
+		})
+		return 0, 0
+	}
+	a.mulVec(q, dv)
+	parallel.ForChunks(n, func(k, lo, hi int) {
+		var d float64
+		for i := lo; i < hi; i++ {
+			if fixed[i] {
+				r[i], s[i], c[i], q[i] = geom.Vec3{}, vec3f32{}, geom.Vec3{}, geom.Vec3{}
+				continue
+			}
+			ri := b[i].Sub(q[i]) // q = A·dv here
+			r[i] = ri
+			c[i], q[i] = geom.Vec3{}, geom.Vec3{}
+			d += precondition(&s[i], &pinv[i], ri)
+		}
+		p.dot[k][0] = d
+	})
+	deltaNew := p.dot.Sum()
+	tol2 := tol * tol * delta0
+	// The textbook iteration updates the direction c = s + β·c and then
+	// multiplies q = A·c, three passes over the vectors. Since
+	// A·c_new = A·s + β·A·c_old, the product is taken of s instead and
+	// q = A·s + β·q, c = s + β·c are formed row by row in the same pass:
+	// two passes per iteration, same iterates up to round-off.
+	// The loop's two passes are made once here, so the iterations allocate
+	// nothing; they read alpha and beta as the loop sets them.
+	var alpha, beta float64
+	passA := func(k, lo, hi int) {
+		a.blockRows32(s, as, lo, hi)
+		// Rows lo..hi-1 resliced to one length, so the loop runs free of
+		// bounds checks.
+		fx, as, q, c, s := fixed[lo:hi], as[lo:hi], q[lo:hi], c[lo:hi], s[lo:hi]
+		as, q, c, s = as[:len(fx)], q[:len(fx)], c[:len(fx)], s[:len(fx)]
+		var d float64
+		for i := range fx {
+			if fx[i] {
+				continue // c, q, s stay zero: the filter S_i = 0
+			}
+			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
+			qn := geom.Vec3{float64(ai[0]) + beta*qi.X, float64(ai[1]) + beta*qi.Y, float64(ai[2]) + beta*qi.Z}
+			cn := geom.Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
+			*qi, *ci = qn, cn
+			d += cn.Dot(qn)
+		}
+		p.dot[k][0] = d
+	}
+	passB := func(k, lo, hi int) {
+		fx, dv, r, c, q, s, pinv := fixed[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], pinv[lo:hi]
+		dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
+		var d float64
+		for i := range fx {
+			if fx[i] {
+				continue
+			}
+			dv[i] = dv[i].Add(c[i].Scale(alpha))
+			ri := r[i].Sub(q[i].Scale(alpha))
+			r[i] = ri
+			m, si := &pinv[i], &s[i]
+			sx := float32(m[0]*ri.X + m[1]*ri.Y + m[2]*ri.Z)
+			sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
+			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
+			si[0], si[1], si[2] = sx, sy, sz
+			d += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
+		}
+		p.dot[k][0] = d
+	}
+	it := 0
+	for ; it < maxIter && deltaNew > tol2; it++ {
+		parallel.ForChunks(n, passA)
+		cq := p.dot.Sum()
+		if !(cq > 0) {
+			break // A is not positive definite on c (or NaN): stop, caller checks the state
+		}
+		alpha = deltaNew / cq
+		parallel.ForChunks(n, passB)
+		deltaOld := deltaNew
+		deltaNew = p.dot.Sum()
+		beta = deltaNew / deltaOld
+	}
+	return it, math.Sqrt(math.Max(deltaNew, 0) / delta0)
+}
+
+// inverse3 returns m⁻¹ by the adjugate, or the zero matrix when m is
+// singular (which leaves that vertex unpreconditioned rather than poisoning
+// the solve with Inf).
+func inverse3(m *geom.Mat3) geom.Mat3 {
+	c00 := m[4]*m[8] - m[5]*m[7]
+	c01 := m[5]*m[6] - m[3]*m[8]
+	c02 := m[3]*m[7] - m[4]*m[6]
+	det := m[0]*c00 + m[1]*c01 + m[2]*c02
+	if det == 0 || math.IsNaN(det) {
+		return geom.Mat3{}
+	}
+	id := 1 / det
+	return geom.Mat3{
+		c00 * id, (m[2]*m[7] - m[1]*m[8]) * id, (m[1]*m[5] - m[2]*m[4]) * id,
+		c01 * id, (m[0]*m[8] - m[2]*m[6]) * id, (m[2]*m[3] - m[0]*m[5]) * id,
+		c02 * id, (m[1]*m[6] - m[0]*m[7]) * id, (m[0]*m[4] - m[1]*m[3]) * id,
+	}
+}

@@ -1,0 +1,770 @@
+package scene
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"drape/sim/cloth"
+	"drape/sim/geom"
+	"drape/sim/meshio"
+)
+
+// Scene is a simulation set-up: a mesh, where it hangs, which vertices are
+// pinned and how they move, the material and integrator parameters, and
+// how long to run. Scenes are data: ParseScene documents the JSON schema.
+type Scene struct {
+	Name        string
+	Description string
+	Duration    float64 // simulated time to run, s
+	Mesh        MeshSpec
+	Placement   Placement
+	Pins        []PinSpec
+	Params      cloth.Params       // DefaultParams overridden field by field by the file
+	Adapt       *cloth.AdaptParams // adaptive refinement; nil when the file has no "adapt" object
+
+	source string // file name for messages
+	objFS  fs.FS  // where a relative mesh.file resolves; nil: the OS filesystem
+	objDir string // directory of the scene file within objFS or the OS
+}
+
+// MeshSpec says which mesh a scene uses (JSON object "mesh").
+type MeshSpec struct {
+	Kind      string  `json:"kind"`      // "grid" (RegularGrid), "staggered" (StaggeredGrid), "irregular" (IrregularGrid) or "obj" (ReadOBJ)
+	Width     float64 `json:"width"`     // grid, staggered, irregular: material size along X (weft), m
+	Height    float64 `json:"height"`    // grid, staggered, irregular: material size along Y (warp), m
+	NX        int     `json:"nx"`        // grid: quads along X; staggered: cells along X
+	NY        int     `json:"ny"`        // grid: quads along Y; staggered: rows of cells
+	Triangles int     `json:"triangles"` // irregular: approximate triangle count
+	Seed      int64   `json:"seed"`      // irregular: jitter seed
+	File      string  `json:"file"`      // obj: path, relative to the scene file
+}
+
+// Placement puts a generated mesh into the world (JSON object "placement").
+type Placement struct {
+	Origin      [3]float64 `json:"origin"`      // world position of material (0, 0), m
+	Orientation string     `json:"orientation"` // "vertical" (default) or "horizontal"
+	Ripple      float64    `json:"ripple"`      // out-of-plane perturbation amplitude, m; 0 for none
+	Wavelength  float64    `json:"wavelength"`  // ripple wavelength along material X, m; 0 means 0.1 m
+}
+
+// PinSpec pins a set of vertices, optionally along a scripted path
+// (JSON array "pins").
+type PinSpec struct {
+	Select   string    `json:"select"`   // a selector, see ParseScene
+	Vertices []int32   `json:"vertices"` // select "vertices": vertex slots
+	Path     []PathKey `json:"path"`     // optional: keyframed offset shared by all selected vertices
+	Gather   *Gather   `json:"gather"`   // optional: curtain-style gathering along material X
+}
+
+// PathKey is one keyframe of a pin path.
+type PathKey struct {
+	T      float64    `json:"t"`      // time, s
+	Offset [3]float64 `json:"offset"` // displacement from the pinned vertex's initial position, m
+}
+
+// Gather moves each selected vertex along world X so that the selection,
+// which spans material X in [x0, x1], ends up spanning Fraction of that
+// width, with material X = To kept fixed: x ↦ To + Fraction·(x − To). The
+// motion eases in and out (smoothstep) from Start to End, and back to the
+// original positions from End to Back (Back = 0: stays gathered).
+type Gather struct {
+	Start    float64 `json:"start"`    // s
+	End      float64 `json:"end"`      // s
+	Back     float64 `json:"back"`     // s; 0 to stay gathered
+	To       float64 `json:"to"`       // material X that stays fixed, m
+	Fraction float64 `json:"fraction"` // gathered width / original width, (0, 1]
+}
+
+// paramsJSON is the JSON form of Params; absent keys keep DefaultParams.
+type paramsJSON struct {
+	YoungX    *float64    `json:"E_x"`        // N/m
+	YoungY    *float64    `json:"E_y"`        // N/m
+	Shear     *float64    `json:"E_s"`        // N/m
+	PoissXY   *float64    `json:"nu_xy"`      // dimensionless
+	PoissYX   *float64    `json:"nu_yx"`      // dimensionless
+	Density   *float64    `json:"density"`    // kg/m²
+	Bending   *float64    `json:"bending"`    // N·m
+	DampMass  *float64    `json:"damp_mass"`  // 1/s
+	DampStiff *float64    `json:"damp_stiff"` // s
+	Dt        *float64    `json:"dt"`         // s
+	Tolerance *float64    `json:"tolerance"`  // dimensionless
+	MaxIter   *int        `json:"max_iter"`   // iterations
+	Gravity   *[3]float64 `json:"gravity"`    // m/s²
+	Wind      *[3]float64 `json:"wind"`       // m/s
+	AirDrag   *float64    `json:"air_drag"`   // N·s/m³
+}
+
+// adaptJSON is the JSON form of AdaptParams; absent keys keep
+// DefaultAdaptParams.
+type adaptJSON struct {
+	Enabled     *bool    `json:"enabled"`
+	Base        *float64 `json:"l_base"`        // 1/m
+	Max         *float64 `json:"l_gmax"`        // 1/m
+	CoarsenFrac *float64 `json:"coarsen"`       // dimensionless
+	GMax        *int     `json:"g_max"`         // generations
+	Interval    *int     `json:"interval"`      // steps
+	MaxTris     *int     `json:"max_triangles"` // triangles
+}
+
+func (j *adaptJSON) params() *cloth.AdaptParams {
+	if j == nil {
+		return nil
+	}
+	p := cloth.DefaultAdaptParams()
+	if j.Enabled != nil {
+		p.Enabled = *j.Enabled
+	}
+	for _, f := range []struct {
+		src *float64
+		dst *float64
+	}{{j.Base, &p.Base}, {j.Max, &p.Max}, {j.CoarsenFrac, &p.CoarsenFrac}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	for _, f := range []struct {
+		src *int
+		dst *int
+	}{{j.GMax, &p.GMax}, {j.Interval, &p.Interval}, {j.MaxTris, &p.MaxTris}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	return &p
+}
+
+type sceneJSON struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description"`
+	Duration    float64     `json:"duration"`
+	Mesh        MeshSpec    `json:"mesh"`
+	Placement   Placement   `json:"placement"`
+	Pins        []PinSpec   `json:"pins"`
+	Params      *paramsJSON `json:"params"`
+	Adapt       *adaptJSON  `json:"adapt"`
+}
+
+// apply overrides the fields of p that the file sets.
+func (j *paramsJSON) apply(p *cloth.Params) {
+	if j == nil {
+		return
+	}
+	for _, f := range []struct {
+		src *float64
+		dst *float64
+	}{
+		{j.YoungX, &p.YoungX}, {j.YoungY, &p.YoungY}, {j.Shear, &p.Shear},
+		{j.PoissXY, &p.PoissXY}, {j.PoissYX, &p.PoissYX}, {j.Density, &p.Density},
+		{j.Bending, &p.Bending}, {j.DampMass, &p.DampMass}, {j.DampStiff, &p.DampStiff},
+		{j.Dt, &p.Dt}, {j.Tolerance, &p.Tolerance}, {j.AirDrag, &p.AirDrag},
+	} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if j.MaxIter != nil {
+		p.MaxIter = *j.MaxIter
+	}
+	if j.Gravity != nil {
+		p.Gravity = vec3(*j.Gravity)
+	}
+	if j.Wind != nil {
+		p.Wind = vec3(*j.Wind)
+	}
+}
+
+func vec3(a [3]float64) geom.Vec3 { return geom.Vec3{a[0], a[1], a[2]} }
+
+// maxSceneBytes caps the size of a scene file.
+const maxSceneBytes = 4 << 20
+
+// ParseScene decodes and validates a scene. source names the input in
+// error messages ("source: line L, column C: …" for JSON errors).
+// Unknown keys are errors. The schema (all lengths in m, times in s):
+//
+//	{
+//	  "name": "curtain", "description": "free text",
+//	  "duration": 20,                  // simulated time, s, > 0
+//	  "mesh": {
+//	    "kind": "grid",                // "grid" | "staggered" | "irregular" | "obj"
+//	    "width": 2.46, "height": 1.8,  // grid, staggered, irregular: size in material space, m
+//	    "nx": 123, "ny": 90,           // grid: quads along X and Y (2·nx·ny triangles);
+//	                                   //   staggered: cells and rows (ny·(2·nx+1) triangles)
+//	    "triangles": 2000, "seed": 1,  // irregular: about this many triangles; jitter seed
+//	    "file": "cloth.obj"            // obj: relative to the scene file (see ReadOBJ)
+//	  },
+//	  "placement": {                   // grid and irregular meshes only, except origin
+//	    "origin": [x, y, z],           // world position of material (0,0), m
+//	    "orientation": "vertical",     // "vertical": material (x,y) → world (x, y, 0), hanging
+//	                                   //   in the xy-plane with y up; "horizontal": → (x, 0, −y),
+//	                                   //   lying in the xz-plane, normal +y; default vertical
+//	    "ripple": 0.002,               // adds ripple·sin(2π·x/wavelength) along the normal, m
+//	    "wavelength": 0.1              // m, default 0.1
+//	  },
+//	  "pins": [ {                      // later entries override earlier ones for a vertex
+//	    "select": "top-row",           // top-row | bottom-row | left-column | right-column |
+//	                                   // top-left | top-right | bottom-left | bottom-right |
+//	                                   // top-corners | bottom-corners | corners | vertices
+//	                                   // (rows, columns and corners of the material bounding box)
+//	    "vertices": [0, 30],           // with "select": "vertices": vertex slots
+//	    "path": [ {"t": 0, "offset": [0,0,0]}, {"t": 2, "offset": [0,0.1,0]} ],
+//	                                   // optional: piecewise-linear offset from the initial position
+//	    "gather": {"start": 5, "end": 11, "back": 17, "to": 0, "fraction": 0.25}
+//	                                   // optional, instead of path: see Gather
+//	  } ],
+//	  "params": {                      // each key overrides DefaultParams; see Params
+//	    "E_x": 1000, "E_y": 1000, "E_s": 1000,   // N/m
+//	    "nu_xy": 0.33, "nu_yx": 0.33,            // dimensionless
+//	    "density": 0.1,                          // kg/m²
+//	    "bending": 2e-5,                         // N·m
+//	    "damp_mass": 0.05, "damp_stiff": 0.002,  // 1/s, s
+//	    "dt": 0.005, "tolerance": 1e-3, "max_iter": 1000, // s, -, iterations
+//	    "gravity": [0, -9.81, 0], "wind": [0, 0, 0],      // m/s², m/s
+//	    "air_drag": 0                            // N·s/m³
+//	  },
+//	  "adapt": {                       // optional: adaptive √3 refinement (AdaptParams); each
+//	                                   // key overrides DefaultAdaptParams
+//	    "enabled": true,
+//	    "l_base": 4, "l_gmax": 40,     // refinement limits on |H| at g = 0 and g = g_max, 1/m
+//	    "coarsen": 0.5,                // c in (0, 1): coarsen below c·l_g
+//	    "g_max": 6, "interval": 5,     // deepest generation; adapt every interval steps
+//	    "max_triangles": 200000        // hard cap on the triangle count
+//	  }
+//	}
+//
+// Pins without path or gather are fixed at their initial positions.
+func ParseScene(data []byte, source string) (*Scene, error) {
+	if len(data) > maxSceneBytes {
+		return nil, fmt.Errorf("%s: scene file is larger than %d bytes", source, maxSceneBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var j sceneJSON
+	if err := dec.Decode(&j); err != nil {
+		return nil, fmt.Errorf("%s: %s", source, jsonErrorText(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := lineCol(data, int(dec.InputOffset()))
+		return nil, fmt.Errorf("%s: line %d, column %d: unexpected data after the scene object", source, line, col)
+	}
+	s := &Scene{
+		Name: j.Name, Description: j.Description, Duration: j.Duration,
+		Mesh: j.Mesh, Placement: j.Placement, Pins: j.Pins,
+		Params: cloth.DefaultParams(), Adapt: j.Adapt.params(), source: source,
+	}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(path.Base(filepath.ToSlash(source)), ".json")
+	}
+	j.Params.apply(&s.Params)
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return s, nil
+}
+
+// jsonErrorText turns a decoding error into "line L, column C: message".
+func jsonErrorText(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := -1
+	msg := err.Error()
+	switch {
+	case errors.As(err, &se):
+		off = int(se.Offset) - 1 // Offset counts the offending byte
+	case errors.As(err, &te):
+		off = int(te.Offset)
+		if te.Field != "" {
+			msg = fmt.Sprintf("%s: cannot use %s as %s", te.Field, te.Value, te.Type)
+		}
+	case errors.Is(err, io.EOF):
+		return "empty scene file"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = len(data)
+	default:
+		if i := strings.Index(msg, "unknown field \""); i >= 0 {
+			key := msg[i+len("unknown field "):]
+			if k := strings.IndexByte(key[1:], '"'); k >= 0 {
+				key = key[:k+2]
+			}
+			off = keyOffset(data, key)
+			msg = "unknown key " + key
+		}
+	}
+	msg = strings.TrimPrefix(msg, "json: ")
+	if off < 0 {
+		return msg
+	}
+	line, col := lineCol(data, off)
+	return fmt.Sprintf("line %d, column %d: %s", line, col, msg)
+}
+
+// keyOffset returns the offset of the first occurrence of the quoted key
+// followed by a colon, or −1.
+func keyOffset(data []byte, quoted string) int {
+	for from := 0; ; {
+		i := bytes.Index(data[from:], []byte(quoted))
+		if i < 0 {
+			return -1
+		}
+		i += from
+		rest := bytes.TrimLeft(data[i+len(quoted):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+// lineCol converts a byte offset into a 1-based line and column.
+func lineCol(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	col = off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
+
+// pinSelectors lists the selectors a pin entry may use.
+var pinSelectors = []string{"top-row", "bottom-row", "left-column", "right-column",
+	"top-left", "top-right", "bottom-left", "bottom-right",
+	"top-corners", "bottom-corners", "corners", "vertices"}
+
+// Validate returns an error naming the first out-of-range key: a
+// non-positive or non-finite duration or size, nx or ny below 1, more than
+// MaxTriangles triangles, an unknown mesh kind, orientation or selector, a
+// path whose times are not strictly ascending, a gather with
+// start ≥ end, back ≤ end, or a fraction outside (0, 1], and parameters
+// that Params.Validate rejects. Selections that pick nothing are found
+// by Build, which needs the mesh.
+func (s *Scene) Validate() error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if !(s.Duration > 0) || !finite(s.Duration) {
+		return fmt.Errorf("duration must be positive and finite, got %v s", s.Duration)
+	}
+	m := s.Mesh
+	switch m.Kind {
+	case "grid", "staggered", "irregular":
+		if !(m.Width > 0) || !finite(m.Width) {
+			return fmt.Errorf("mesh.width must be positive and finite, got %v m", m.Width)
+		}
+		if !(m.Height > 0) || !finite(m.Height) {
+			return fmt.Errorf("mesh.height must be positive and finite, got %v m", m.Height)
+		}
+		if m.Kind == "grid" || m.Kind == "staggered" {
+			if m.NX < 1 || m.NY < 1 {
+				return fmt.Errorf("mesh.nx and mesh.ny must be at least 1, got %d and %d", m.NX, m.NY)
+			}
+			if m.NX > geom.MaxTriangles/3/m.NY {
+				return fmt.Errorf("mesh.nx × mesh.ny = %d × %d give more than %d triangles", m.NX, m.NY, geom.MaxTriangles)
+			}
+		} else if m.Triangles < 2 || m.Triangles > geom.MaxTriangles {
+			return fmt.Errorf("mesh.triangles must be in [2, %d], got %d", geom.MaxTriangles, m.Triangles)
+		}
+	case "obj":
+		if m.File == "" {
+			return fmt.Errorf("mesh.file is required for mesh.kind \"obj\"")
+		}
+		if s.Placement.Orientation != "" || s.Placement.Ripple != 0 {
+			return fmt.Errorf("placement.orientation and placement.ripple apply to generated meshes only, not to mesh.kind \"obj\"")
+		}
+	default:
+		return fmt.Errorf("mesh.kind must be \"grid\", \"staggered\", \"irregular\" or \"obj\", got %q", m.Kind)
+	}
+	p := s.Placement
+	for _, o := range p.Origin {
+		if !finite(o) {
+			return fmt.Errorf("placement.origin must be finite, got %v", p.Origin)
+		}
+	}
+	if o := p.Orientation; o != "" && o != "vertical" && o != "horizontal" {
+		return fmt.Errorf("placement.orientation must be \"vertical\" or \"horizontal\", got %q", o)
+	}
+	if !(p.Ripple >= 0) || !finite(p.Ripple) {
+		return fmt.Errorf("placement.ripple must be non-negative and finite, got %v m", p.Ripple)
+	}
+	if !(p.Wavelength >= 0) || !finite(p.Wavelength) {
+		return fmt.Errorf("placement.wavelength must be non-negative and finite, got %v m", p.Wavelength)
+	}
+	for i, pin := range s.Pins {
+		if err := pin.validate(); err != nil {
+			return fmt.Errorf("pins[%d].%w", i, err)
+		}
+	}
+	if err := s.Params.Validate(); err != nil {
+		return fmt.Errorf("params: %w", err)
+	}
+	if s.Adapt != nil {
+		if err := s.Adapt.Validate(); err != nil {
+			return fmt.Errorf("adapt: %w", err)
+		}
+	}
+	return nil
+}
+
+func (p *PinSpec) validate() error {
+	known := false
+	for _, s := range pinSelectors {
+		known = known || s == p.Select
+	}
+	if !known {
+		return fmt.Errorf("select: unknown selector %q (want one of %s)", p.Select, strings.Join(pinSelectors, ", "))
+	}
+	if (p.Select == "vertices") != (len(p.Vertices) > 0) {
+		return fmt.Errorf("vertices: a non-empty list goes with \"select\": \"vertices\" and only with it")
+	}
+	if p.Path != nil && p.Gather != nil {
+		return fmt.Errorf("path: give either path or gather, not both")
+	}
+	if p.Path != nil && len(p.Path) == 0 {
+		return fmt.Errorf("path: needs at least one key")
+	}
+	for k, key := range p.Path {
+		if math.IsNaN(key.T) || math.IsInf(key.T, 0) || !vec3(key.Offset).IsFinite() {
+			return fmt.Errorf("path[%d]: t and offset must be finite", k)
+		}
+		if k > 0 && !(key.T > p.Path[k-1].T) {
+			return fmt.Errorf("path[%d].t: times must be strictly ascending, got %v after %v", k, key.T, p.Path[k-1].T)
+		}
+	}
+	if g := p.Gather; g != nil {
+		for _, v := range []float64{g.Start, g.End, g.Back, g.To, g.Fraction} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("gather: values must be finite")
+			}
+		}
+		if !(g.Start >= 0 && g.End > g.Start) {
+			return fmt.Errorf("gather: need 0 ≤ start < end, got start=%v end=%v", g.Start, g.End)
+		}
+		if g.Back != 0 && !(g.Back > g.End) {
+			return fmt.Errorf("gather.back must be 0 (stay gathered) or after end=%v, got %v", g.End, g.Back)
+		}
+		if !(g.Fraction > 0 && g.Fraction <= 1) {
+			return fmt.Errorf("gather.fraction must be in (0, 1], got %v", g.Fraction)
+		}
+	}
+	return nil
+}
+
+// LoadScene reads a scene. When nameOrPath ends in ".json" or names an
+// existing file, it is read from the OS filesystem; otherwise it is looked
+// up as scenes/<name>.json in fsys (typically assets.Scenes), and an
+// unknown name is an error listing the available ones. A relative mesh.file
+// resolves against the scene file's directory in the same filesystem.
+func LoadScene(fsys fs.FS, nameOrPath string) (*Scene, error) {
+	if st, err := os.Stat(nameOrPath); strings.HasSuffix(nameOrPath, ".json") || (err == nil && st.Mode().IsRegular()) {
+		data, err := readLimited(os.Open(nameOrPath))
+		if err != nil {
+			return nil, fmt.Errorf("loading scene: %w", err)
+		}
+		s, err := ParseScene(data, nameOrPath)
+		if err != nil {
+			return nil, fmt.Errorf("loading scene %w", err)
+		}
+		s.objDir = filepath.Dir(nameOrPath)
+		return s, nil
+	}
+	names := SceneNames(fsys)
+	known := false
+	for _, n := range names {
+		known = known || n == nameOrPath
+	}
+	if !known {
+		return nil, fmt.Errorf("unknown scene %q: not a file, and not one of the built-in scenes (%s)", nameOrPath, strings.Join(names, ", "))
+	}
+	file := "scenes/" + nameOrPath + ".json"
+	data, err := readLimited(fsys.Open(file))
+	if err != nil {
+		return nil, fmt.Errorf("loading scene %s: %w", nameOrPath, err)
+	}
+	s, err := ParseScene(data, nameOrPath+".json")
+	if err != nil {
+		return nil, fmt.Errorf("loading scene %w", err)
+	}
+	s.objFS, s.objDir = fsys, "scenes"
+	return s, nil
+}
+
+// readLimited reads at most maxSceneBytes+1 bytes from an opened file.
+func readLimited(f io.ReadCloser, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxSceneBytes+1))
+}
+
+// SceneNames returns the names of the scenes in fsys (scenes/*.json
+// without the extension), sorted; nil when fsys is nil.
+func SceneNames(fsys fs.FS) []string {
+	if fsys == nil {
+		return nil
+	}
+	files, _ := fs.Glob(fsys, "scenes/*.json")
+	var names []string
+	for _, f := range files {
+		names = append(names, strings.TrimSuffix(path.Base(f), ".json"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BuildMesh returns the scene's mesh placed in the world: a generated
+// rectangle mapped by Placement (world = origin + orientation(material)
+// + ripple·sin(2π·x/wavelength)·normal), or an OBJ mesh moved by origin.
+func (s *Scene) BuildMesh() (*geom.Mesh, error) {
+	var (
+		m   *geom.Mesh
+		err error
+	)
+	switch s.Mesh.Kind {
+	case "grid":
+		m, err = geom.RegularGrid(s.Mesh.Width, s.Mesh.Height, s.Mesh.NX, s.Mesh.NY)
+	case "staggered":
+		m, err = geom.StaggeredGrid(s.Mesh.Width, s.Mesh.Height, s.Mesh.NX, s.Mesh.NY)
+	case "irregular":
+		m, err = geom.IrregularGrid(s.Mesh.Width, s.Mesh.Height, s.Mesh.Triangles, s.Mesh.Seed)
+	case "obj":
+		if m, err = s.loadOBJ(); err != nil {
+			return nil, fmt.Errorf("scene %s: mesh.file: %w", s.Name, err)
+		}
+	default:
+		err = fmt.Errorf("mesh.kind %q is unknown", s.Mesh.Kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scene %s: mesh: %w", s.Name, err)
+	}
+	origin := vec3(s.Placement.Origin)
+	if s.Mesh.Kind == "obj" {
+		for i := range m.Pos {
+			m.Pos[i] = m.Pos[i].Add(origin)
+		}
+		return m, nil
+	}
+	lambda := s.Placement.Wavelength
+	if lambda == 0 {
+		lambda = 0.1
+	}
+	for i, r := range m.Rest {
+		w := s.Placement.Ripple * math.Sin(2*math.Pi*r.X/lambda)
+		p := geom.Vec3{r.X, r.Y, w} // vertical
+		if s.Placement.Orientation == "horizontal" {
+			p = geom.Vec3{r.X, w, -r.Y}
+		}
+		m.Pos[i] = origin.Add(p)
+	}
+	return m, nil
+}
+
+func (s *Scene) loadOBJ() (*geom.Mesh, error) {
+	if s.objFS == nil {
+		file := s.Mesh.File
+		if !filepath.IsAbs(file) && s.objDir != "" {
+			file = filepath.Join(s.objDir, file)
+		}
+		return meshio.LoadOBJ(file)
+	}
+	file := path.Join(s.objDir, s.Mesh.File)
+	f, err := s.objFS.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("loading mesh: %w", err)
+	}
+	defer f.Close()
+	return meshio.ReadOBJ(f, file)
+}
+
+// Build returns a simulation of the scene: BuildMesh, New with the
+// scene's Params, then the pins in order (fixed pins at the vertices'
+// initial positions, scripted ones with PinPath), then the adaptive
+// settings, if the scene has them.
+func (s *Scene) Build() (*cloth.Sim, error) {
+	m, err := s.BuildMesh()
+	if err != nil {
+		return nil, err
+	}
+	sim, err := cloth.New(m, s.Params)
+	if err != nil {
+		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
+	}
+	for i, pin := range s.Pins {
+		vs, err := pin.selectVertices(m)
+		if err != nil {
+			return nil, fmt.Errorf("scene %s: pins[%d]: %w", s.Name, i, err)
+		}
+		paths := pin.paths(m, vs)
+		for k, v := range vs {
+			if paths == nil {
+				err = sim.Pin(v, m.Pos[v])
+			} else {
+				err = sim.PinPath(v, paths[k])
+			}
+			if err != nil {
+				return nil, fmt.Errorf("scene %s: pins[%d]: vertex %d: %w", s.Name, i, v, err)
+			}
+		}
+	}
+	if s.Adapt != nil {
+		if err := sim.SetAdaptParams(*s.Adapt); err != nil {
+			return nil, fmt.Errorf("scene %s: adapt: %w", s.Name, err)
+		}
+	}
+	return sim, nil
+}
+
+// selectVertices returns the live vertex slots a pin entry selects, in
+// increasing order, or an error if it selects none.
+func (p *PinSpec) selectVertices(m *geom.Mesh) ([]int32, error) {
+	var vs []int32
+	if p.Select == "vertices" {
+		for _, v := range p.Vertices {
+			if v < 0 || int(v) >= len(m.Pos) || !m.VertAlive[v] {
+				return nil, fmt.Errorf("vertices: %d is not a vertex (the mesh has %d)", v, m.NumVerts())
+			}
+			vs = append(vs, v)
+		}
+		return vs, nil
+	}
+	lo, hi := geom.Vec2{math.Inf(1), math.Inf(1)}, geom.Vec2{math.Inf(-1), math.Inf(-1)}
+	for i, r := range m.Rest {
+		if m.VertAlive[i] {
+			lo = geom.Vec2{math.Min(lo.X, r.X), math.Min(lo.Y, r.Y)}
+			hi = geom.Vec2{math.Max(hi.X, r.X), math.Max(hi.Y, r.Y)}
+		}
+	}
+	tol := 1e-9 * math.Max(hi.X-lo.X, hi.Y-lo.Y)
+	line := func(coord func(geom.Vec2) float64, at float64) {
+		for i, r := range m.Rest {
+			if m.VertAlive[i] && math.Abs(coord(r)-at) <= tol {
+				vs = append(vs, int32(i))
+			}
+		}
+	}
+	nearest := func(c geom.Vec2) {
+		best, bd := int32(-1), math.Inf(1)
+		for i, r := range m.Rest {
+			if d := r.Sub(c).Norm2(); m.VertAlive[i] && d < bd {
+				best, bd = int32(i), d
+			}
+		}
+		if best >= 0 && (len(vs) == 0 || vs[len(vs)-1] != best) {
+			vs = append(vs, best)
+		}
+	}
+	x := func(r geom.Vec2) float64 { return r.X }
+	y := func(r geom.Vec2) float64 { return r.Y }
+	tl, tr, bl, br := geom.Vec2{lo.X, hi.Y}, hi, lo, geom.Vec2{hi.X, lo.Y}
+	switch p.Select {
+	case "top-row":
+		line(y, hi.Y)
+	case "bottom-row":
+		line(y, lo.Y)
+	case "left-column":
+		line(x, lo.X)
+	case "right-column":
+		line(x, hi.X)
+	case "top-left":
+		nearest(tl)
+	case "top-right":
+		nearest(tr)
+	case "bottom-left":
+		nearest(bl)
+	case "bottom-right":
+		nearest(br)
+	case "top-corners":
+		nearest(tl)
+		nearest(tr)
+	case "bottom-corners":
+		nearest(bl)
+		nearest(br)
+	case "corners":
+		nearest(bl)
+		nearest(br)
+		nearest(tl)
+		nearest(tr)
+	default:
+		return nil, fmt.Errorf("select: unknown selector %q", p.Select)
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+	vs = compactInt32(vs)
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("select %q picks no vertex", p.Select)
+	}
+	return vs, nil
+}
+
+func compactInt32(vs []int32) []int32 {
+	out := vs[:0]
+	for i, v := range vs {
+		if i == 0 || v != vs[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// gatherKeys is the number of keyframes per gather transition; the
+// piecewise-linear Path then follows smoothstep 3u²−2u³ closely.
+const gatherKeys = 16
+
+// paths returns one Path per selected vertex, or nil for fixed pins.
+// Explicit paths are shared by all vertices; gather paths differ per
+// vertex, by the offset ((To + Fraction·(x − To)) − x, 0, 0) at full gather,
+// x the vertex's material X (material X is world X in both orientations).
+func (p *PinSpec) paths(m *geom.Mesh, vs []int32) []*cloth.Path {
+	switch {
+	case p.Path != nil:
+		path := &cloth.Path{}
+		for _, k := range p.Path {
+			path.Times = append(path.Times, k.T)
+			path.Offsets = append(path.Offsets, vec3(k.Offset))
+		}
+		out := make([]*cloth.Path, len(vs))
+		for i := range out {
+			out[i] = path
+		}
+		return out
+	case p.Gather != nil:
+		g := p.Gather
+		// Shared times and smoothstep weights.
+		var times, weights []float64
+		add := func(t, w float64) { times = append(times, t); weights = append(weights, w) }
+		add(0, 0)
+		ramp := func(t0, t1 float64, up bool) {
+			for k := 1; k <= gatherKeys; k++ {
+				u := float64(k) / gatherKeys
+				w := u * u * (3 - 2*u)
+				if !up {
+					w = 1 - w
+				}
+				add(t0+(t1-t0)*u, w)
+			}
+		}
+		if g.Start > 0 {
+			add(g.Start, 0)
+		}
+		ramp(g.Start, g.End, true)
+		if g.Back != 0 {
+			ramp(g.End, g.Back, false)
+		}
+		out := make([]*cloth.Path, len(vs))
+		for i, v := range vs {
+			x := m.Rest[v].X
+			full := geom.Vec3{(g.To + g.Fraction*(x-g.To)) - x, 0, 0}
+			path := &cloth.Path{Times: times, Offsets: make([]geom.Vec3, len(times))}
+			for k, w := range weights {
+				path.Offsets[k] = full.Scale(w)
+			}
+			out[i] = path
+		}
+		return out
+	}
+	return nil
+}

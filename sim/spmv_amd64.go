@@ -1,6 +1,0 @@
-//go:build amd64 && !purego
-
-package sim
-
-//go:noescape
-func blockRows32(rowPtr, col []int32, val [][9]float32, oppPtr, oppCol []int32, oppVal []float32, s, out []vec3f32, lo, hi int)
