@@ -1,7 +1,8 @@
 // Command drape simulates cloth with the adaptive finite-element method of
-// Bender & Deul 2012. main.go only parses flags and dispatches; the stepping
-// loop and its statistics live in runner.go, the simulation in package sim,
-// the built-in scenes in package assets.
+// Bender & Deul 2012. main.go only parses flags and wires packages
+// together: the headless commands (run, bench) live in app/headless, the
+// viewer and recording in app, the simulation under sim/, the built-in
+// scenes in assets.
 //
 // Usage:
 //
@@ -30,6 +31,7 @@ import (
 	"strings"
 
 	"drape/app"
+	"drape/app/headless"
 	"drape/assets"
 	"drape/render"
 	"drape/sim/scene"
@@ -147,27 +149,28 @@ func fail(stderr io.Writer, name string, code int, err error) int {
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run")
-	var o runOptions
-	fs.StringVar(&o.scene, "scene", "hanging", "built-in scene `NAME` or scene FILE.json")
-	fs.IntVar(&o.steps, "steps", 0, "number of steps `N`; 0 runs the scene's duration")
-	fs.StringVar(&o.out, "out", "", "write mesh frames to `DIR` (frame_000000.obj, …)")
-	fs.IntVar(&o.every, "every", 10, "with --out, write a frame every `K` steps (and step 0)")
-	fs.StringVar(&o.format, "format", "obj", "frame `FORMAT`: obj, or ply (with per-vertex mean curvature as colour and as property \"curvature\")")
-	fs.StringVar(&o.stats, "stats", "", "write run statistics as JSON to `FILE`")
+	var o headless.RunOptions
+	fs.StringVar(&o.Scene, "scene", "hanging", "built-in scene `NAME` or scene FILE.json")
+	fs.IntVar(&o.Steps, "steps", 0, "number of steps `N`; 0 runs the scene's duration")
+	fs.StringVar(&o.Out, "out", "", "write mesh frames to `DIR` (frame_000000.obj, …)")
+	fs.IntVar(&o.Every, "every", 10, "with --out, write a frame every `K` steps (and step 0)")
+	fs.StringVar(&o.Format, "format", "obj", "frame `FORMAT`: obj, or ply (with per-vertex mean curvature as colour and as property \"curvature\")")
+	fs.StringVar(&o.Stats, "stats", "", "write run statistics as JSON to `FILE`")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	if o.steps < 0 {
-		return fail(stderr, "run", exitUsage, fmt.Errorf("--steps must be non-negative, got %d", o.steps))
+	if o.Steps < 0 {
+		return fail(stderr, "run", exitUsage, fmt.Errorf("--steps must be non-negative, got %d", o.Steps))
 	}
-	if o.every < 1 {
-		return fail(stderr, "run", exitUsage, fmt.Errorf("--every must be at least 1, got %d", o.every))
+	if o.Every < 1 {
+		return fail(stderr, "run", exitUsage, fmt.Errorf("--every must be at least 1, got %d", o.Every))
 	}
-	if o.format != "obj" && o.format != "ply" {
-		return fail(stderr, "run", exitUsage, fmt.Errorf("--format must be obj or ply, got %q", o.format))
+	if o.Format != "obj" && o.Format != "ply" {
+		return fail(stderr, "run", exitUsage, fmt.Errorf("--format must be obj or ply, got %q", o.Format))
 	}
-	o.progress = newProgress(stdout)
-	if err := runScene(o, stdout); err != nil {
+	o.Progress = headless.NewProgress(stdout)
+	o.Color = app.CurvatureColor
+	if err := headless.Run(o, stdout); err != nil {
 		return fail(stderr, "run", exitRuntime, err)
 	}
 	return exitOK
@@ -175,32 +178,32 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench")
-	var o benchOptions
-	fs.StringVar(&o.scene, "scene", "curtain-adaptive", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section")
-	fs.Float64Var(&o.seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration")
-	fs.Float64Var(&o.sample, "sample", 0.1, "compare the two surfaces every `S` seconds of simulated time")
-	fs.StringVar(&o.json, "json", "", "write the results as JSON to `FILE`")
-	fs.StringVar(&o.plot, "plot", "", "write triangles.png and ms_per_step.png into `DIR`")
+	var o headless.BenchOptions
+	fs.StringVar(&o.Scene, "scene", "curtain-adaptive", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section")
+	fs.Float64Var(&o.Seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration")
+	fs.Float64Var(&o.Sample, "sample", 0.1, "compare the two surfaces every `S` seconds of simulated time")
+	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `FILE`")
+	fs.StringVar(&o.Plot, "plot", "", "write triangles.png and ms_per_step.png into `DIR`")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	if !(o.seconds >= 0) || math.IsInf(o.seconds, 0) {
-		return fail(stderr, "bench", exitUsage, fmt.Errorf("--seconds must be non-negative and finite, got %v", o.seconds))
+	if !(o.Seconds >= 0) || math.IsInf(o.Seconds, 0) {
+		return fail(stderr, "bench", exitUsage, fmt.Errorf("--seconds must be non-negative and finite, got %v", o.Seconds))
 	}
-	if !(o.sample > 0) || math.IsInf(o.sample, 0) {
-		return fail(stderr, "bench", exitUsage, fmt.Errorf("--sample must be positive and finite, got %v", o.sample))
+	if !(o.Sample > 0) || math.IsInf(o.Sample, 0) {
+		return fail(stderr, "bench", exitUsage, fmt.Errorf("--sample must be positive and finite, got %v", o.Sample))
 	}
-	o.progress = newProgress(stdout)
-	res, err := runBench(o, stdout)
+	o.Progress = headless.NewProgress(stdout)
+	res, err := headless.Bench(o, stdout)
 	if res.Scene != "" {
-		writeBenchTable(stdout, res)
-		if o.json != "" {
-			if jerr := writeJSONFile(o.json, res); jerr != nil {
+		headless.WriteBenchTable(stdout, res)
+		if o.JSON != "" {
+			if jerr := headless.WriteJSONFile(o.JSON, res); jerr != nil {
 				err = errors.Join(err, jerr)
 			}
 		}
-		if o.plot != "" {
-			if perr := writeBenchPlots(o.plot, res); perr != nil {
+		if o.Plot != "" {
+			if perr := headless.WriteBenchPlots(o.Plot, res); perr != nil {
 				err = errors.Join(err, perr)
 			}
 		}
@@ -246,10 +249,10 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 		}
 		o.Seconds = sc.Duration
 	}
-	p := newProgressOf(stdout, "frame")
-	o.Progress = p.update
+	p := headless.NewProgressOf(stdout, "frame")
+	o.Progress = p.Update
 	res, err := app.Record(o)
-	p.done()
+	p.Done()
 	if res.Frames > 0 {
 		fmt.Fprintf(stdout, "%s: %d frames (%s) written to %s\n", o.Scene, res.Frames, res.Kind, res.Path)
 	}

@@ -1,4 +1,4 @@
-package main
+package headless
 
 import (
 	"encoding/json"
@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"drape/app"
 	"drape/assets"
 	"drape/sim/cloth"
 	"drape/sim/geom"
@@ -21,25 +20,24 @@ import (
 )
 
 // This file holds the headless stepping loop shared by "drape run" and
-// "drape bench": timing, statistics, OBJ frames and progress output. It
-// stays in package main because it is about the command line (files,
-// terminals); the simulation itself knows nothing of it.
+// "drape bench": timing, statistics, OBJ frames and progress output.
 
-// runOptions are the flags of "drape run".
-type runOptions struct {
-	scene    string // built-in scene name or scene file
-	steps    int    // 0: the scene's duration / dt
-	out      string // frame directory, "" for none
-	every    int    // frame interval, steps
-	format   string // frame format: "obj" or "ply"
-	stats    string // statistics file, "" for none
-	progress progress
-	now      func() time.Time // clock; nil means time.Now
+// RunOptions are the flags of "drape run".
+type RunOptions struct {
+	Scene    string                         // built-in scene name or scene file
+	Steps    int                            // 0: the scene's duration / dt
+	Out      string                         // frame directory, "" for none
+	Every    int                            // frame interval, steps
+	Color    func(h, half float64) [3]uint8 // with Format "ply": the colour of mean curvature h (1/m) in the range ±half (main wires the viewer's map)
+	Format   string                         // frame format: "obj" or "ply"
+	Stats    string                         // statistics file, "" for none
+	Progress Progress
+	Now      func() time.Time // clock; nil means time.Now
 }
 
-// runStats is what --stats writes. Fields that can be non-finite after a
+// RunStats is what --stats writes. Fields that can be non-finite after a
 // blow-up are pointers, written as null then (JSON has no NaN).
-type runStats struct {
+type RunStats struct {
 	Scene             string   `json:"scene"`
 	Steps             int      `json:"steps"` // steps completed
 	Dt                float64  `json:"dt"`    // s
@@ -120,12 +118,12 @@ func (r *recorder) step(s stepper, now func() time.Time) (cloth.StepStats, error
 	return st, nil
 }
 
-// runScene implements "drape run".
-func runScene(o runOptions, stdout io.Writer) error {
-	if o.now == nil {
-		o.now = time.Now
+// Run implements "drape run".
+func Run(o RunOptions, stdout io.Writer) error {
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	scene, err := scene.LoadScene(assets.Scenes, o.scene)
+	scene, err := scene.LoadScene(assets.Scenes, o.Scene)
 	if err != nil {
 		return err
 	}
@@ -133,45 +131,45 @@ func runScene(o runOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	steps := o.steps
+	steps := o.Steps
 	if steps == 0 {
 		steps = max(1, int(math.Round(scene.Duration/scene.Params.Dt)))
 	}
 	writeFrame := func(i int) error { return nil }
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
+	if o.Out != "" {
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return fmt.Errorf("creating frame directory: %w", err)
 		}
 		writeFrame = func(i int) error {
-			if i%o.every != 0 {
+			if i%o.Every != 0 {
 				return nil
 			}
-			if o.format == "ply" {
-				return writePLYFile(filepath.Join(o.out, fmt.Sprintf("frame_%06d.ply", i)), s.Mesh)
+			if o.Format == "ply" {
+				return writePLYFile(filepath.Join(o.Out, fmt.Sprintf("frame_%06d.ply", i)), s.Mesh, o.Color)
 			}
-			return writeOBJFile(filepath.Join(o.out, fmt.Sprintf("frame_%06d.obj", i)), s.Mesh)
+			return writeOBJFile(filepath.Join(o.Out, fmt.Sprintf("frame_%06d.obj", i)), s.Mesh)
 		}
 		if err := writeFrame(0); err != nil {
 			return err
 		}
 	}
 	var rec recorder
-	if o.progress != nil {
-		o.progress.update(0, steps)
+	if o.Progress != nil {
+		o.Progress.Update(0, steps)
 	}
-	done, stepErr := stepLoop(s, steps, o.now, &rec, func(i int) error {
-		if o.progress != nil {
-			o.progress.update(i, steps)
+	done, stepErr := stepLoop(s, steps, o.Now, &rec, func(i int) error {
+		if o.Progress != nil {
+			o.Progress.Update(i, steps)
 		}
 		return writeFrame(i)
 	})
-	if o.progress != nil {
-		o.progress.done()
+	if o.Progress != nil {
+		o.Progress.Done()
 	}
 	st := statsOf(scene.Name, s, &rec, stepErr)
 	st.Steps = done
-	if o.stats != "" {
-		if err := writeJSONFile(o.stats, st); err != nil {
+	if o.Stats != "" {
+		if err := WriteJSONFile(o.Stats, st); err != nil {
 			return errors.Join(stepErr, err)
 		}
 	}
@@ -186,9 +184,9 @@ func runScene(o runOptions, stdout io.Writer) error {
 }
 
 // statsOf returns the statistics of a finished (or failed) run.
-func statsOf(name string, s *cloth.Sim, rec *recorder, stepErr error) runStats {
+func statsOf(name string, s *cloth.Sim, rec *recorder, stepErr error) RunStats {
 	mean, median, iters := rec.summary()
-	st := runStats{
+	st := RunStats{
 		Scene: name, Steps: len(rec.wall), Dt: s.Params().Dt,
 		Vertices: s.Mesh.NumVerts(), Triangles: s.Mesh.NumTris(),
 		MsPerStepMean: mean, MsPerStepMedian: median, PCGIterationsMean: iters,
@@ -209,7 +207,7 @@ func finiteOrNil(v float64) *float64 {
 }
 
 // summaryLine is the human summary printed at the end of a run.
-func summaryLine(st runStats) string {
+func summaryLine(st RunStats) string {
 	speed := "not finite"
 	if st.MaxSpeed != nil {
 		speed = fmt.Sprintf("%.3g m/s", *st.MaxSpeed)
@@ -233,10 +231,9 @@ func writeOBJFile(path string, m *geom.Mesh) error {
 	return nil
 }
 
-// writePLYFile writes m as PLY (meshio.WritePLY) coloured like the viewer's
-// default: cool-warm over ±max(98th percentile of |H|, 0.5/m) of this
+// writePLYFile writes m as PLY (meshio.WritePLY) coloured by color over ±max(98th percentile of |H|, 0.5/m) of this
 // frame, the viewer's automatic range.
-func writePLYFile(path string, m *geom.Mesh) error {
+func writePLYFile(path string, m *geom.Mesh, color func(h, half float64) [3]uint8) error {
 	h := make([]float64, len(m.Pos))
 	geom.MeanCurvature(m, h)
 	var abs []float64
@@ -255,7 +252,7 @@ func writePLYFile(path string, m *geom.Mesh) error {
 	if err != nil {
 		return fmt.Errorf("writing frame: %w", err)
 	}
-	if err := meshio.WritePLY(f, m, func(h float64) [3]uint8 { return app.CurvatureColor(h, half) }); err != nil {
+	if err := meshio.WritePLY(f, m, func(h float64) [3]uint8 { return color(h, half) }); err != nil {
 		f.Close()
 		return fmt.Errorf("writing frame %s: %w", path, err)
 	}
@@ -265,7 +262,7 @@ func writePLYFile(path string, m *geom.Mesh) error {
 	return nil
 }
 
-func writeJSONFile(path string, v any) error {
+func WriteJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
@@ -276,18 +273,18 @@ func writeJSONFile(path string, v any) error {
 	return nil
 }
 
-// progress reports how many of total steps are done.
-type progress interface {
-	update(done, total int)
-	done()
+// Progress reports how many of total steps are done.
+type Progress interface {
+	Update(done, total int)
+	Done()
 }
 
-// newProgress returns a redrawn bar when w is a terminal, periodic lines
+// NewProgress returns a redrawn bar when w is a terminal, periodic lines
 // (every 10 %) otherwise, counting steps.
-func newProgress(w io.Writer) progress { return newProgressOf(w, "step") }
+func NewProgress(w io.Writer) Progress { return NewProgressOf(w, "step") }
 
-// newProgressOf is newProgress counting unit ("step", "frame").
-func newProgressOf(w io.Writer, unit string) progress {
+// NewProgressOf is newProgress counting unit ("step", "frame").
+func NewProgressOf(w io.Writer, unit string) Progress {
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			return &barProgress{w: w, last: -1, unit: unit}
@@ -303,7 +300,7 @@ type barProgress struct {
 	unit string // what is counted, e.g. "step"
 }
 
-func (p *barProgress) update(done, total int) {
+func (p *barProgress) Update(done, total int) {
 	pct := 100 * done / max(total, 1)
 	if pct == p.last && done != total {
 		return
@@ -314,7 +311,7 @@ func (p *barProgress) update(done, total int) {
 	fmt.Fprintf(p.w, "\r[%s%s] %3d%% %s %d/%d", strings.Repeat("#", n), strings.Repeat(".", width-n), pct, p.unit, done, total)
 }
 
-func (p *barProgress) done() { fmt.Fprintln(p.w) }
+func (p *barProgress) Done() { fmt.Fprintln(p.w) }
 
 // lineProgress prints a line at every 10 %.
 type lineProgress struct {
@@ -323,7 +320,7 @@ type lineProgress struct {
 	unit string // what is counted, e.g. "step"
 }
 
-func (p *lineProgress) update(done, total int) {
+func (p *lineProgress) Update(done, total int) {
 	if done == 0 {
 		return
 	}
@@ -335,4 +332,4 @@ func (p *lineProgress) update(done, total int) {
 	fmt.Fprintf(p.w, "%s %d/%d (%d%%)\n", p.unit, done, total, 100*done/max(total, 1))
 }
 
-func (p *lineProgress) done() {}
+func (p *lineProgress) Done() {}

@@ -1,36 +1,37 @@
-package main
+package geom
 
 import (
 	"math"
-
-	"drape/sim/geom"
 )
 
-// triGrid answers point-to-surface distance queries against a triangle
+// SurfaceGrid answers point-to-surface distance queries against a triangle
 // mesh through a uniform grid of cells (a spatial hash): each triangle is
-// listed in every cell its bounding box overlaps.
+// listed in every cell its bounding box overlaps. It is a snapshot: later
+// changes to the mesh do not reach it.
 //
-// The bench measures the accuracy loss of the adaptive run as the
-// distance of every full-resolution vertex to the adaptive surface (exact
-// point-to-triangle distance, not vertex-to-vertex): the full-resolution
-// vertices sample the reference surface densely (22140 triangles), while
-// the adaptive mesh's vertices are sparse in flat regions, where the
-// surface between them is what is compared.
-type triGrid struct {
+// drape bench measures the accuracy loss of the adaptive run with it, as
+// the distance of every full-resolution vertex to the adaptive surface
+// (exact point-to-triangle distance, not vertex-to-vertex): the
+// full-resolution vertices sample the reference surface densely (22140
+// triangles), while the adaptive mesh's vertices are sparse in flat
+// regions, where the surface between them is what is compared.
+type SurfaceGrid struct {
 	cell  float64
 	cells map[[3]int32][]int32
-	tris  [][3]geom.Vec3
+	tris  [][3]Vec3
 }
 
-func newTriGrid(m *geom.Mesh) *triGrid {
-	g := &triGrid{cells: make(map[[3]int32][]int32)}
+// NewSurfaceGrid returns a grid over the live faces of m, with cells twice
+// the mean edge length.
+func NewSurfaceGrid(m *Mesh) *SurfaceGrid {
+	g := &SurfaceGrid{cells: make(map[[3]int32][]int32)}
 	var edge float64
 	for f, t := range m.Tris {
 		if !m.FaceAlive(f) {
 			continue
 		}
 		a, b, c := m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]]
-		g.tris = append(g.tris, [3]geom.Vec3{a, b, c})
+		g.tris = append(g.tris, [3]Vec3{a, b, c})
 		edge += b.Sub(a).Norm() + c.Sub(b).Norm() + a.Sub(c).Norm()
 	}
 	if len(g.tris) == 0 {
@@ -43,8 +44,8 @@ func newTriGrid(m *geom.Mesh) *triGrid {
 	for i, t := range g.tris {
 		lo, hi := t[0], t[0]
 		for _, p := range t[1:] {
-			lo = geom.Vec3{X: math.Min(lo.X, p.X), Y: math.Min(lo.Y, p.Y), Z: math.Min(lo.Z, p.Z)}
-			hi = geom.Vec3{X: math.Max(hi.X, p.X), Y: math.Max(hi.Y, p.Y), Z: math.Max(hi.Z, p.Z)}
+			lo = Vec3{X: math.Min(lo.X, p.X), Y: math.Min(lo.Y, p.Y), Z: math.Min(lo.Z, p.Z)}
+			hi = Vec3{X: math.Max(hi.X, p.X), Y: math.Max(hi.Y, p.Y), Z: math.Max(hi.Z, p.Z)}
 		}
 		a, b := g.key(lo), g.key(hi)
 		for x := a[0]; x <= b[0]; x++ {
@@ -59,15 +60,15 @@ func newTriGrid(m *geom.Mesh) *triGrid {
 	return g
 }
 
-func (g *triGrid) key(p geom.Vec3) [3]int32 {
+func (g *SurfaceGrid) key(p Vec3) [3]int32 {
 	return [3]int32{int32(math.Floor(p.X / g.cell)), int32(math.Floor(p.Y / g.cell)), int32(math.Floor(p.Z / g.cell))}
 }
 
-// distance returns the distance from p to the nearest triangle. It
+// Distance returns the distance from p to the nearest triangle. It
 // searches the cells within k of p's cell for k = 1, 2, 4, … until the
 // best distance found is at most k·cell (any closer triangle has a point
 // within k cells), falling back to all triangles.
-func (g *triGrid) distance(p geom.Vec3) float64 {
+func (g *SurfaceGrid) Distance(p Vec3) float64 {
 	if len(g.tris) == 0 {
 		return math.Inf(1)
 	}
@@ -79,7 +80,7 @@ func (g *triGrid) distance(p geom.Vec3) float64 {
 				for z := c[2] - k; z <= c[2]+k; z++ {
 					for _, i := range g.cells[[3]int32{x, y, z}] {
 						t := &g.tris[i]
-						best = math.Min(best, pointTriangleDistance(p, t[0], t[1], t[2]))
+						best = math.Min(best, PointTriangleDistance(p, t[0], t[1], t[2]))
 					}
 				}
 			}
@@ -90,15 +91,15 @@ func (g *triGrid) distance(p geom.Vec3) float64 {
 	}
 	for i := range g.tris {
 		t := &g.tris[i]
-		best = math.Min(best, pointTriangleDistance(p, t[0], t[1], t[2]))
+		best = math.Min(best, PointTriangleDistance(p, t[0], t[1], t[2]))
 	}
 	return best
 }
 
-// pointTriangleDistance returns the distance from p to triangle (a, b, c)
+// PointTriangleDistance returns the distance from p to triangle (a, b, c)
 // by the closest-point regions of Ericson, Real-Time Collision Detection
 // §5.1.5; a degenerate triangle falls back to its edges.
-func pointTriangleDistance(p, a, b, c geom.Vec3) float64 {
+func PointTriangleDistance(p, a, b, c Vec3) float64 {
 	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
 	d1, d2 := ab.Dot(ap), ac.Dot(ap)
 	if d1 <= 0 && d2 <= 0 {
@@ -137,7 +138,7 @@ func pointTriangleDistance(p, a, b, c geom.Vec3) float64 {
 	return p.Sub(a.Add(ab.Scale(v)).Add(ac.Scale(w))).Norm()
 }
 
-func segDist(p, a, b geom.Vec3) float64 {
+func segDist(p, a, b Vec3) float64 {
 	ab := b.Sub(a)
 	l := ab.Dot(ab)
 	t := 0.0

@@ -1,4 +1,4 @@
-package main
+package headless
 
 import (
 	"errors"
@@ -21,19 +21,19 @@ import (
 // and adaptively, the two taking turns of benchBlock steps, and the two
 // are compared step by step.
 
-// benchOptions are the flags of "drape bench".
-type benchOptions struct {
-	scene    string  // built-in scene name or scene file; must have an "adapt" section
-	seconds  float64 // simulated time per run, s; 0 means the scene's duration
-	sample   float64 // interval between accuracy samples, s
-	json     string  // result file, "" for none
-	plot     string  // PNG directory, "" for none
-	progress progress
-	now      func() time.Time // clock; nil means time.Now
+// BenchOptions are the flags of "drape bench".
+type BenchOptions struct {
+	Scene    string  // built-in scene name or scene file; must have an "adapt" section
+	Seconds  float64 // simulated time per run, s; 0 means the scene's duration
+	Sample   float64 // interval between accuracy samples, s
+	JSON     string  // result file, "" for none
+	Plot     string  // PNG directory, "" for none
+	Progress Progress
+	Now      func() time.Time // clock; nil means time.Now
 }
 
-// benchRun is one run's figures; the series feed the plots.
-type benchRun struct {
+// BenchRun is one run's figures; the series feed the plots.
+type BenchRun struct {
 	Steps           int     `json:"steps"`
 	AvgTriangles    float64 `json:"avg_triangles"`  // mean live triangle count over the steps
 	PeakTriangles   int     `json:"peak_triangles"` // largest live triangle count
@@ -56,13 +56,13 @@ type benchRun struct {
 	ms    []float64 // wall ms per step
 }
 
-// benchResult is what --json writes.
-type benchResult struct {
+// BenchResult is what --json writes.
+type BenchResult struct {
 	Scene     string   `json:"scene"`
 	Seconds   float64  `json:"seconds"` // simulated per run
 	GMax      int      `json:"g_max"`
-	Full      benchRun `json:"full"`
-	Adaptive  benchRun `json:"adaptive"`
+	Full      BenchRun `json:"full"`
+	Adaptive  BenchRun `json:"adaptive"`
 	Speedup   float64  `json:"speedup"`    // full ms/step mean ÷ adaptive ms/step mean
 	WorkRatio float64  `json:"work_ratio"` // full ÷ adaptive triangle_iterations_mean: the speedup if time were proportional to triangles × iterations
 	// SpeedupBound is the speedup the adaptive run would reach at the full
@@ -78,29 +78,29 @@ type benchResult struct {
 	Samples      int     `json:"accuracy_samples"` // matching times compared
 }
 
-// runBench implements "drape bench".
-func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
-	if o.now == nil {
-		o.now = time.Now
+// Bench implements "drape bench".
+func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	scene, err := scene.LoadScene(assets.Scenes, o.scene)
+	scene, err := scene.LoadScene(assets.Scenes, o.Scene)
 	if err != nil {
-		return benchResult{}, err
+		return BenchResult{}, err
 	}
 	if scene.Adapt == nil {
-		return benchResult{}, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try curtain-adaptive)", scene.Name)
+		return BenchResult{}, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try curtain-adaptive)", scene.Name)
 	}
 	if scene.Adapt.GMax%2 != 0 {
-		return benchResult{}, fmt.Errorf("scene %s: adapt.g_max must be even for a uniform full-resolution mesh, got %d", scene.Name, scene.Adapt.GMax)
+		return BenchResult{}, fmt.Errorf("scene %s: adapt.g_max must be even for a uniform full-resolution mesh, got %d", scene.Name, scene.Adapt.GMax)
 	}
-	secs := o.seconds
+	secs := o.Seconds
 	if secs == 0 {
 		secs = scene.Duration
 	}
 	dt := scene.Params.Dt
 	steps := max(1, int(math.Round(secs/dt)))
-	every := max(1, int(math.Round(o.sample/dt)))
-	res := benchResult{Scene: scene.Name, Seconds: float64(steps) * dt, GMax: scene.Adapt.GMax}
+	every := max(1, int(math.Round(o.Sample/dt)))
+	res := BenchResult{Scene: scene.Name, Seconds: float64(steps) * dt, GMax: scene.Adapt.GMax}
 
 	full, err := scene.Build()
 	if err != nil {
@@ -120,14 +120,14 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 	}
 	lo, hi := restBounds(full.Mesh)
 	res.Diagonal = hi.Sub(lo).Norm()
-	if o.progress != nil {
-		o.progress.update(0, 2*steps)
+	if o.Progress != nil {
+		o.Progress.Update(0, 2*steps)
 	}
 	// The two runs take turns, benchBlock steps each, so that both see
 	// the same machine: on a shared host the speed drifts by tens of
 	// per cent over seconds, and run one after the other the two halves
 	// of a speedup would be measured at different speeds.
-	fr, ar := &benchSide{s: full, now: o.now}, &benchSide{s: adaptive, now: o.now}
+	fr, ar := &benchSide{s: full, now: o.Now}, &benchSide{s: adaptive, now: o.Now}
 	var snaps [][]geom.Vec3 // full-resolution positions at this block's sample steps
 	var sumSq, worst float64
 	var count int
@@ -145,9 +145,9 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 				continue
 			}
 			if k < len(snaps) { // the full run reached step i
-				g := newTriGrid(adaptive.Mesh)
+				g := geom.NewSurfaceGrid(adaptive.Mesh)
 				for _, p := range snaps[k] {
-					d := g.distance(p)
+					d := g.Distance(p)
 					sumSq += d * d
 					worst = math.Max(worst, d)
 					count++
@@ -156,12 +156,12 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 			}
 			k++
 		}
-		if o.progress != nil {
-			o.progress.update(len(fr.rec.wall)+len(ar.rec.wall), 2*steps)
+		if o.Progress != nil {
+			o.Progress.Update(len(fr.rec.wall)+len(ar.rec.wall), 2*steps)
 		}
 	}
-	if o.progress != nil {
-		o.progress.done()
+	if o.Progress != nil {
+		o.Progress.Done()
 	}
 	res.Full, res.Adaptive = fr.result(), ar.result()
 	if count > 0 && res.Diagonal > 0 {
@@ -183,7 +183,7 @@ func runBench(o benchOptions, stdout io.Writer) (benchResult, error) {
 	var errs []error
 	for _, r := range []struct {
 		name string
-		run  *benchRun
+		run  *BenchRun
 	}{{"full resolution", &res.Full}, {"adaptive", &res.Adaptive}} {
 		if r.run.Error != "" {
 			errs = append(errs, fmt.Errorf("%s run: %s", r.name, r.run.Error))
@@ -200,7 +200,7 @@ type benchSide struct {
 	s             *cloth.Sim
 	now           func() time.Time
 	rec           recorder
-	run           benchRun
+	run           BenchRun
 	asm, solve    time.Duration
 	triSum, works float64
 	err           error
@@ -231,7 +231,7 @@ func (b *benchSide) step() bool {
 }
 
 // result returns the run's figures.
-func (b *benchSide) result() benchRun {
+func (b *benchSide) result() BenchRun {
 	r := b.run
 	r.Steps = len(b.rec.wall)
 	r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations = b.rec.summary()
@@ -278,14 +278,14 @@ func livePositions(m *geom.Mesh) []geom.Vec3 {
 	return out
 }
 
-// writeBenchTable prints the comparison as a markdown table.
-func writeBenchTable(w io.Writer, r benchResult) {
+// WriteBenchTable prints the comparison as a markdown table.
+func WriteBenchTable(w io.Writer, r BenchResult) {
 	fmt.Fprintf(w, "%s, %.3g s simulated per run, g_max = %d\n\n", r.Scene, r.Seconds, r.GMax)
 	fmt.Fprintln(w, "| run | avg triangles | peak triangles | ms/step mean | ms/step median | adaptation share | PCG iterations mean | finite |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, x := range []struct {
 		name string
-		r    benchRun
+		r    BenchRun
 	}{{"full resolution", r.Full}, {"adaptive", r.Adaptive}} {
 		fmt.Fprintf(w, "| %s | %.0f | %d | %.2f | %.2f | %.1f %% | %.1f | %v |\n", x.name, x.r.AvgTriangles, x.r.PeakTriangles,
 			x.r.MsPerStepMean, x.r.MsPerStepMedian, 100*x.r.AdaptShare, x.r.PCGIterations, x.r.Finite)
@@ -294,8 +294,8 @@ func writeBenchTable(w io.Writer, r benchResult) {
 		r.Speedup, r.WorkRatio, r.SpeedupBound, r.Samples, r.Diagonal, r.ErrorRMSRel, r.ErrorMaxRel)
 }
 
-// writeBenchPlots writes triangles.png and ms_per_step.png into dir.
-func writeBenchPlots(dir string, r benchResult) error {
+// WriteBenchPlots writes triangles.png and ms_per_step.png into dir.
+func WriteBenchPlots(dir string, r BenchResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating plot directory: %w", err)
 	}
