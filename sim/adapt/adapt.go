@@ -96,8 +96,8 @@ func NewAdapter(m *geom.Mesh, gmax int) (*Adapter, error) {
 	if gmax < 0 || gmax > MaxGeneration {
 		return nil, fmt.Errorf("adaptive mesh: maximum generation must be in [0, %d], got %d", MaxGeneration, gmax)
 	}
-	for f, t := range m.Tris {
-		if t[0] >= 0 && Generation(m.Gen[f]) > gmax {
+	for f := range m.Tris {
+		if m.FaceAlive(f) && Generation(m.Gen[f]) > gmax {
 			return nil, fmt.Errorf("adaptive mesh: face %d has generation %d above the maximum %d", f, Generation(m.Gen[f]), gmax)
 		}
 	}
@@ -143,7 +143,7 @@ func (a *Adapter) Changes() Changes {
 	c.Faces, c.RemovedFaces = c.Faces[:0], c.RemovedFaces[:0]
 	c.Verts, c.NewVerts, c.RemovedVerts = c.Verts[:0], c.NewVerts[:0], c.RemovedVerts[:0]
 	for _, f := range a.touchedF {
-		if a.m.Tris[f][0] >= 0 {
+		if a.m.FaceAlive(int(f)) {
 			c.Faces = append(c.Faces, f)
 		} else {
 			c.RemovedFaces = append(c.RemovedFaces, f)
@@ -283,7 +283,7 @@ func (a *Adapter) setGen(f int32, g int) {
 // rule requires it. It returns false, changing nothing, when f is not a
 // live face or the result would exceed GMax.
 func (a *Adapter) Refine(f int32) bool {
-	if f < 0 || int(f) >= len(a.m.Tris) || a.m.Tris[f][0] < 0 {
+	if f < 0 || int(f) >= len(a.m.Tris) || !a.m.FaceAlive(int(f)) {
 		return false
 	}
 	if !a.canRefine(f) {
@@ -495,7 +495,7 @@ func (a *Adapter) trisect(f int32) {
 // one generation. It returns false, changing nothing, for generation 0 or
 // a dead face.
 func (a *Adapter) Coarsen(f int32) bool {
-	if f < 0 || int(f) >= len(a.m.Tris) || a.m.Tris[f][0] < 0 {
+	if f < 0 || int(f) >= len(a.m.Tris) || !a.m.FaceAlive(int(f)) {
 		return false
 	}
 	g := a.gen(f)
@@ -668,8 +668,8 @@ func (a *Adapter) ringMaxes(curv []float64) []float64 {
 	m := a.m
 	a.ring = slices.Grow(a.ring[:0], len(m.Pos))[:len(m.Pos)]
 	clear(a.ring)
-	for _, t := range m.Tris {
-		if t[0] < 0 {
+	for f, t := range m.Tris {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		h := math.Max(math.Abs(curv[t[0]]), math.Max(math.Abs(curv[t[1]]), math.Abs(curv[t[2]])))
@@ -711,7 +711,7 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 	ring := a.ringMaxes(curv)
 	a.cands = a.cands[:0]
 	for f := range m.Tris {
-		if m.Tris[f][0] < 0 {
+		if !m.FaceAlive(int(f)) {
 			continue
 		}
 		g := a.gen(int32(f))
@@ -727,14 +727,14 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 		}
 	}
 	for _, c := range a.cands {
-		if a.faceVer[c.f] == c.ver && m.Tris[c.f][0] >= 0 && a.Coarsen(c.f) {
+		if a.faceVer[c.f] == c.ver && m.FaceAlive(int(c.f)) && a.Coarsen(c.f) {
 			coarsened++
 		}
 	}
 
 	a.cands = a.cands[:0]
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		g := a.gen(int32(f))
@@ -752,7 +752,7 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 		if m.NumTris()+2 > limits.MaxTris {
 			break
 		}
-		if a.faceVer[c.f] == c.ver && m.Tris[c.f][0] >= 0 && a.Refine(c.f) {
+		if a.faceVer[c.f] == c.ver && m.FaceAlive(int(c.f)) && a.Refine(c.f) {
 			refined++
 		}
 	}

@@ -208,8 +208,8 @@ func (s *Sim) RefineUniform(g int) error {
 	for k := 1; k <= g/2; k++ {
 		for {
 			did := false
-			for f, t := range m.Tris {
-				if t[0] >= 0 && adapt.Generation(m.Gen[f]) < 2*k && a.Refine(int32(f)) {
+			for f := range m.Tris {
+				if m.FaceAlive(f) && adapt.Generation(m.Gen[f]) < 2*k && a.Refine(int32(f)) {
 					did = true
 				}
 			}
@@ -264,11 +264,8 @@ func (s *Sim) applyChanges(ch adapt.Changes) {
 		for _, f := range faces[lo:hi] {
 			t := m.Tris[f]
 			s.elems[f] = fem.NewElemRest(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]])
-			g1, g2, ok := fem.CorotatedFrame(&s.elems[f], m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
-			if !ok {
-				g1, g2 = geom.Vec3{X: 1}, geom.Vec3{Y: 1}
-			}
-			s.frames[f] = [2]geom.Vec3{g1, g2}
+			s.frames[f] = [2]geom.Vec3{{X: 1}, {Y: 1}}
+			s.frame(int(f), m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		}
 	})
 	for _, f := range ch.RemovedFaces {
@@ -326,7 +323,7 @@ func (s *Sim) updateSystem(ch adapt.Changes) {
 			ad.vertFace[i] = -1
 		}
 		for f, t := range m.Tris {
-			if t[0] >= 0 {
+			if m.FaceAlive(f) {
 				for _, v := range t {
 					ad.vertFace[v] = int32(f)
 				}
@@ -546,7 +543,7 @@ func (s *Sim) boundaryNeighbours(v int32) [2]int32 {
 	m := s.Mesh
 	out := [2]int32{-1, -1}
 	f0 := s.ad.vertFace[v]
-	if f0 < 0 || m.Tris[f0][0] < 0 {
+	if f0 < 0 || !m.FaceAlive(int(f0)) {
 		return out
 	}
 	it := geom.NewFan(m, v, f0)

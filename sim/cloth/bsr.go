@@ -148,8 +148,8 @@ func newBlockSystem(m *geom.Mesh, edges []geom.Edge) *blockSystem {
 		nbr[a] = append(nbr[a], b)
 		nbr[b] = append(nbr[b], a)
 	}
-	for _, t := range m.Tris {
-		if t[0] < 0 {
+	for f, t := range m.Tris {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		link(t[0], t[1])
@@ -194,8 +194,8 @@ func newBlockSystem(m *geom.Mesh, edges []geom.Edge) *blockSystem {
 	// Element block contributions, counted then filled (CSR).
 	s.contribPtr = make([]int32, nb+1)
 	s.cornerPtr = make([]int32, n+1)
-	for _, t := range m.Tris {
-		if t[0] < 0 {
+	for f, t := range m.Tris {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		r := [3]int32{s.row[t[0]], s.row[t[1]], s.row[t[2]]}
@@ -217,7 +217,7 @@ func newBlockSystem(m *geom.Mesh, edges []geom.Edge) *blockSystem {
 	fillC := append([]int32(nil), s.contribPtr[:nb]...)
 	fillV := append([]int32(nil), s.cornerPtr[:n]...)
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		r := [3]int32{s.row[t[0]], s.row[t[1]], s.row[t[2]]}

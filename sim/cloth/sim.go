@@ -85,7 +85,10 @@ type Sim struct {
 	area   []float64 // A_p = ⅓·Σ adjacent rest face areas, per vertex slot, m² (§4.1)
 	fixed  []bool    // pinned or free slot: Δv prescribed
 	pins   []Pin     // sorted by vertex
-	drag   struct {
+	// pinNext holds the pins' targets at the end of the step in
+	// progress, in pins order; they replace Target when the step commits.
+	pinNext []geom.Vec3
+	drag    struct {
 		on     bool
 		v      int32
 		target geom.Vec3
@@ -96,6 +99,7 @@ type Sim struct {
 	rhs   []geom.Vec3 // per row of sys
 	dv    []geom.Vec3
 	dvOld []geom.Vec3 // Δv of the previous step, for the extrapolated warm start
+	vHalf []geom.Vec3 // v^{n+½} of the step in progress, per vertex slot (Step, phase 3)
 	z     []geom.Vec3
 	dots  parallel.Partials
 
@@ -122,7 +126,7 @@ func (s *Sim) rebuild() {
 	m := s.Mesh
 	s.sizeSlots(false)
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		s.elems[f] = fem.NewElemRest(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]])
@@ -147,6 +151,7 @@ func (s *Sim) sizeSlots(keep bool) {
 	s.rhs = sized(s.rhs, nv, keep)
 	s.dv = sized(s.dv, nv, keep)
 	s.dvOld = sized(s.dvOld, nv, keep)
+	s.vHalf = sized(s.vHalf, nv, keep)
 	s.z = sized(s.z, nv, keep)
 	s.fixed = sized(s.fixed, nv, keep)
 	s.area = sized(s.area, nv, keep)
@@ -178,7 +183,7 @@ func resize[T any](x []T, n int) []T {
 func (s *Sim) updateAreas() {
 	clear(s.area)
 	for f, t := range s.Mesh.Tris {
-		if t[0] < 0 {
+		if !s.Mesh.FaceAlive(f) {
 			continue
 		}
 		a := s.elems[f].Area / 3
@@ -331,52 +336,116 @@ func (s *Sim) Drag(v int32, target geom.Vec3) error {
 // Release ends a Drag.
 func (s *Sim) Release() { s.drag.on = false }
 
-// Step advances the simulation by one time step Δt (Bender & Deul §3 steps
-// 1–2 and §4.2): it assembles
+// Step advances the simulation by one time step Δt, in the order of
+// Bender & Deul §3, each phase a plain call:
 //
-//	(M + Δt·D + Δt²·K)·Δv = −Δt·(K·x + f₀ − f_ext + Δt·K·v + D·v),  D = α_M·M + α_K·K,
+//  1. external forces and pins: the pins' targets at t^{n+1} (scripted
+//     paths) and the velocity changes that land pinned vertices on them;
 //
-// solves it by modified PCG with pinned vertices prescribed, and sets
-// v ← v + Δv, x ← x + Δt·v. If the result would be non-finite or faster
-// than speedLimit, the state is left unchanged and the error wraps
-// ErrUnstable.
+//  2. the implicit solve (§4.2): assemble
+//
+//     (M + Δt·D + Δt²·K)·Δv = −Δt·(K·x + f₀ − f_ext + Δt·K·v + D·v),  D = α_M·M + α_K·K,
+//
+//     and solve it by modified PCG with pinned vertices prescribed;
+//
+//  3. the average velocity v^{n+½} = (x^{n+1} − x^n)/Δt. Linearly implicit
+//     Euler sets x^{n+1} = x^n + Δt·v^{n+1}, so v^{n+½} = v^n + Δv; x^n
+//     stays in Mesh.Pos until phase 5;
+//
+//  4. the post-processes on v^{n+½}, in this order: strain limiting, then
+//     collisions (§6). Each may change v^{n+½} or fail;
+//
+//  5. the final state: a blow-up check (non-finite or faster than
+//     speedLimit), then x^{n+1} = x^n + Δt·v^{n+½}, v^{n+1} = v^{n+½} and
+//     the pins' new targets;
+//
+//  6. adaptation (§5, step 7), every AdaptParams.Interval steps.
+//
+// A step that fails in phases 2–5 leaves the simulation exactly as it
+// was (positions, velocities, pins, time and step count) and returns the
+// error; a blow-up wraps ErrUnstable.
 func (s *Sim) Step() (StepStats, error) {
 	var st StepStats
 	t0 := time.Now()
-	p := s.params
-	dt := p.Dt
-	m := s.Mesh
-	t1 := s.Time + dt
-	for k := range s.pins {
-		pn := &s.pins[k]
-		if pn.Path != nil {
-			pn.Target = pn.Anchor.Add(pn.Path.At(t1))
-		}
-		v := pn.Vertex
-		s.z[v] = pn.Target.Sub(m.Pos[v]).Scale(1 / dt).Sub(m.Vel[v])
-	}
+	t1 := s.Time + s.params.Dt
+	s.prescribePins(t1)
 	t1w := time.Now()
-	s.assemble(dt*dt+dt*p.DampStiff, 1+dt*p.DampMass, dt+p.DampStiff, true)
+	p := &s.params
+	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
 	t2w := time.Now()
 	st.Assemble = t2w.Sub(t1w)
-	// Warm start: Δv changes smoothly from step to step, so the linear
-	// extrapolation 2·Δv₋₁ − Δv₋₂ starts PCG closer than Δv₋₁ alone
-	// (measured on the curtain: 127 instead of 150 iterations per step).
-	s.gatherRows(true)
-	st.Iterations, st.Residual = s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowFixed, p.Tolerance, p.MaxIter)
-	s.scatterRows()
-	t3w := time.Now()
-	st.Solve = t3w.Sub(t2w)
+	st.Iterations, st.Residual = s.solve()
+	st.Solve = time.Since(t2w)
+	s.averageVelocity()
+	err := s.checkVelocity(t1, st.Residual)
+	if err == nil {
+		s.commit(t1)
+	}
+	st.Other = time.Since(t0) - st.Assemble - st.Solve
+	if err != nil {
+		return st, err
+	}
+	st.Adapt = s.adaptAfterStep()
+	return st, nil
+}
 
-	// Check before touching the state, so a failed step loses nothing.
+// prescribePins computes the pins' targets at time t1 into pinNext and the
+// velocity changes z that land each pinned vertex exactly on its target
+// (Baraff & Witkin 1998 §5.3): z = (target − x)/Δt − v.
+func (s *Sim) prescribePins(t1 float64) {
+	m := s.Mesh
+	dt := s.params.Dt
+	s.pinNext = s.pinNext[:0]
+	for _, pn := range s.pins {
+		tgt := pn.Target
+		if pn.Path != nil {
+			tgt = pn.Anchor.Add(pn.Path.At(t1))
+		}
+		s.pinNext = append(s.pinNext, tgt)
+		v := pn.Vertex
+		s.z[v] = tgt.Sub(m.Pos[v]).Scale(1 / dt).Sub(m.Vel[v])
+	}
+}
+
+// solve solves the assembled system for Δv by modified PCG and returns
+// the iterations and the relative residual reached. Warm start: Δv changes
+// smoothly from step to step, so the linear extrapolation 2·Δv₋₁ − Δv₋₂
+// starts PCG closer than Δv₋₁ alone (measured on the curtain: 127 instead
+// of 150 iterations per step).
+func (s *Sim) solve() (int, float64) {
+	p := &s.params
+	s.gatherRows(true)
+	it, res := s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowFixed, p.Tolerance, p.MaxIter)
+	s.scatterRows()
+	return it, res
+}
+
+// averageVelocity sets vHalf = v + Δv for every live vertex slot: the
+// average velocity v^{n+½} over the step (see Step, phase 3).
+func (s *Sim) averageVelocity() {
+	m := s.Mesh
+	parallel.ForChunks(len(m.Pos), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if m.VertAlive[i] {
+				s.vHalf[i] = m.Vel[i].Add(s.dv[i])
+			}
+		}
+	})
+}
+
+// checkVelocity returns an error wrapping ErrUnstable when v^{n+½} is
+// non-finite or faster than speedLimit anywhere, or the solve's residual
+// is NaN; it then clears the warm start, which a poisoned Δv would break
+// on the next attempt. The state is not touched.
+func (s *Sim) checkVelocity(t1, residual float64) error {
+	m := s.Mesh
 	parallel.ForChunks(len(m.Pos), func(k, lo, hi int) {
 		var worst float64
 		for i := lo; i < hi; i++ {
 			if !m.VertAlive[i] {
 				continue
 			}
-			v := m.Vel[i].Add(s.dv[i])
-			sp := v.Dot(v)
+			sp := s.vHalf[i].Dot(s.vHalf[i])
 			if math.IsNaN(sp) {
 				sp = math.Inf(1)
 			}
@@ -388,32 +457,48 @@ func (s *Sim) Step() (StepStats, error) {
 	for k := range s.dots {
 		worst = math.Max(worst, s.dots[k][0])
 	}
-	if math.IsNaN(st.Residual) {
+	if math.IsNaN(residual) {
 		worst = math.Inf(1)
 	}
-	if !(worst <= speedLimit*speedLimit) {
-		clear(s.dv) // a poisoned warm start would break the next attempt
-		clear(s.dvOld)
-		st.Other = time.Since(t0) - st.Assemble - st.Solve
-		return st, fmt.Errorf("step %d at t=%.3f s: vertex speed %.3g m/s exceeds %d m/s: %w", s.Steps+1, t1, math.Sqrt(worst), speedLimit, ErrUnstable)
+	if worst <= speedLimit*speedLimit {
+		return nil
 	}
+	clear(s.dv)
+	clear(s.dvOld)
+	return fmt.Errorf("step %d at t=%.3f s: vertex speed %.3g m/s exceeds %d m/s: %w", s.Steps+1, t1, math.Sqrt(worst), speedLimit, ErrUnstable)
+}
+
+// commit makes v^{n+½} the state: x ← x + Δt·v^{n+½}, v ← v^{n+½}, pinned
+// vertices exactly on their new targets (free of round-off), time t1.
+func (s *Sim) commit(t1 float64) {
+	m := s.Mesh
+	dt := s.params.Dt
 	parallel.ForChunks(len(m.Pos), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if !m.VertAlive[i] {
 				continue
 			}
-			m.Vel[i] = m.Vel[i].Add(s.dv[i])
+			m.Vel[i] = s.vHalf[i]
 			m.Pos[i] = m.Pos[i].Add(m.Vel[i].Scale(dt))
 		}
 	})
-	for _, pn := range s.pins {
-		m.Pos[pn.Vertex] = pn.Target // exact, free of round-off
+	for k := range s.pins {
+		s.pins[k].Target = s.pinNext[k]
+		m.Pos[s.pins[k].Vertex] = s.pinNext[k]
 	}
 	s.Time = t1
 	s.Steps++
-	st.Other = time.Since(t0) - st.Assemble - st.Solve
-	st.Adapt = s.adaptAfterStep() // Bender & Deul §3 step 7, every AdaptParams.Interval steps
-	return st, nil
+}
+
+// frame returns the corotated frame of face f at positions xa, xb, xc
+// (fem.CorotatedFrame) and records it as the face's last good frame; for a
+// degenerate deformed triangle (collinear corners) it returns the last
+// good frame instead, the material axes for a face that never had one.
+func (s *Sim) frame(f int, xa, xb, xc geom.Vec3) (g1, g2 geom.Vec3) {
+	if g1, g2, ok := fem.CorotatedFrame(&s.elems[f], xa, xb, xc); ok {
+		s.frames[f] = [2]geom.Vec3{g1, g2}
+	}
+	return s.frames[f][0], s.frames[f][1]
 }
 
 // gatherRows copies Δv (extrapolated to 2·Δv − Δv₋₁ when extrapolate, which
@@ -455,21 +540,16 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 	p := &s.params
 	m := s.Mesh
 	c := p.ElasticityTensor()
-	drag := p.AirDrag > 0
+	airDrag := p.AirDrag > 0
 	parallel.ForChunks(len(m.Tris), func(_, lo, hi int) {
 		for f := lo; f < hi; f++ {
 			t := m.Tris[f]
-			if t[0] < 0 {
+			if !m.FaceAlive(f) {
 				continue
 			}
 			er := &s.elems[f]
 			xa, xb, xc := m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]]
-			g1, g2, ok := fem.CorotatedFrame(er, xa, xb, xc)
-			if ok {
-				s.frames[f] = [2]geom.Vec3{g1, g2}
-			} else {
-				g1, g2 = s.frames[f][0], s.frames[f][1]
-			}
+			g1, g2 := s.frame(f, xa, xb, xc)
 			sx, sy, txy := fem.ElementStress(er, &c, g1, g2, xa, xb, xc)
 			kg := fem.GeometricStiffness(er, sx, sy, txy)
 			fem.ElementStiffness(er, &c, g1, g2, &kg, kScale, (*[6]geom.Mat3)(s.elemK[6*f:6*f+6]))
@@ -492,7 +572,7 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 					fe[i] = fe[i].Add(n.Scale(d))
 				}
 			}
-			if drag {
+			if airDrag {
 				// Normal air drag on the face, −c_d·A·((v̄−w)·n̂)·n̂, an
 				// external force shared equally by the corners.
 				n := xb.Sub(xa).Cross(xc.Sub(xa)) // 2A·n̂
@@ -610,14 +690,11 @@ func (s *Sim) InternalForces(out []geom.Vec3) {
 	c := s.params.ElasticityTensor()
 	clear(out)
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		er := &s.elems[f]
-		g1, g2, ok := fem.CorotatedFrame(er, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
-		if !ok {
-			g1, g2 = s.frames[f][0], s.frames[f][1]
-		}
+		g1, g2 := s.frame(f, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		fe := fem.ElementForces(er, &c, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		for i := range fe {
 			out[t[i]] = out[t[i]].Sub(fe[i])
@@ -666,14 +743,11 @@ func (s *Sim) Energy() float64 {
 	}
 	c := p.ElasticityTensor()
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		er := &s.elems[f]
-		g1, g2, ok := fem.CorotatedFrame(er, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
-		if !ok {
-			g1, g2 = s.frames[f][0], s.frames[f][1]
-		}
+		g1, g2 := s.frame(f, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		sx, sy, txy := fem.ElementStress(er, &c, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		ex, ey, gxy := fem.ElementStrain(er, g1, g2, m.Pos[t[0]], m.Pos[t[1]], m.Pos[t[2]])
 		e += 0.5 * er.Area * (ex*sx + ey*sy + gxy*txy) // ½·A·εᵀCε

@@ -103,7 +103,7 @@ func (w *CurvatureWorkspace) prepare(m *Mesh) {
 		w.boundary[i] = false
 	}
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		for k, v := range t {

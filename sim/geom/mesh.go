@@ -166,7 +166,7 @@ type edgeKey struct{ a, b int32 }
 func (m *Mesh) buildAdjacency() error {
 	half := make(map[edgeKey]int32, 3*len(m.Tris)) // directed edge → face*3+edge
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		for i := 0; i < 3; i++ {
@@ -178,7 +178,7 @@ func (m *Mesh) buildAdjacency() error {
 		}
 	}
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		for i := 0; i < 3; i++ {
@@ -203,8 +203,8 @@ func (m *Mesh) CheckTopology() error {
 	if err := m.buildAdjacency(); err != nil {
 		return err
 	}
-	for f, t := range m.Tris {
-		if t[0] >= 0 && m.Adj[f] != saved[f] {
+	for f := range m.Tris {
+		if m.FaceAlive(f) && m.Adj[f] != saved[f] {
 			return fmt.Errorf("face %d: Adj got=%v, want=%v (rebuilt)", f, saved[f], m.Adj[f])
 		}
 	}
@@ -217,7 +217,7 @@ func (m *Mesh) checkVertexFans() error {
 	count := make([]int32, len(m.Pos))
 	first := make([]int32, len(m.Pos)) // some face of each vertex
 	for f, t := range m.Tris {
-		if t[0] < 0 {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		for _, v := range t {
@@ -353,8 +353,8 @@ func (e Edge) Stencil() [4]int32 { return [4]int32{e.V0, e.V1, e.V2, e.V3} }
 // InteriorEdges returns every interior edge once, ordered by (F0, edge index).
 func (m *Mesh) InteriorEdges() []Edge {
 	var es []Edge
-	for f, t := range m.Tris {
-		if t[0] < 0 {
+	for f := range m.Tris {
+		if !m.FaceAlive(f) {
 			continue
 		}
 		for i := 0; i < 3; i++ {
