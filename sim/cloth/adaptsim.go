@@ -298,6 +298,7 @@ func (s *Sim) applyChanges(ch adapt.Changes) {
 	if len(ch.Faces)+len(ch.RemovedFaces) == 0 {
 		return // nothing changed: masses, pins and the system stay valid
 	}
+	s.unconstrain() // contact constraints name slots that may be gone; the next contact pass sets them again
 	s.updatePins(ch)
 	s.conserveMomentum(ch)
 	s.warmStart(ch)

@@ -70,7 +70,7 @@ func BenchmarkSolve(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				copy(s.rowDv, start)
-				n, _ := s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowFixed, p.Tolerance, p.MaxIter)
+				n, _ := s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowKind, s.rowN, p.Tolerance, p.MaxIter)
 				its += n
 			}
 			b.ReportMetric(float64(its)/float64(b.N), "iters")

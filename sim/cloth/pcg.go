@@ -18,6 +18,26 @@ type pcg struct {
 	bad     [parallel.Chunks]bool // a chunk of rows failed checkPattern
 }
 
+// Row filters of the modified PCG (Baraff & Witkin 1998 §5.3): each row
+// of the system has a filter S_i that projects out the directions in
+// which its Δv is prescribed.
+const (
+	rowFree   uint8 = iota // S = I
+	rowNormal              // S = I − n·nᵀ: the velocity along n is prescribed (contact), the tangential ones are free
+	rowFixed               // S = 0: all three prescribed (pinned vertex, or a dead slot)
+)
+
+// filter returns S·v for the row filter of kind k and normal n.
+func filter(k uint8, n, v geom.Vec3) geom.Vec3 {
+	switch k {
+	case rowNormal:
+		return v.Sub(n.Scale(n.Dot(v)))
+	case rowFixed:
+		return geom.Vec3{}
+	}
+	return v
+}
+
 // vec3f32 is a Vec3 rounded to float32 and padded to 16 bytes, so that a
 // gathered vector is a single 16-byte load.
 type vec3f32 [4]float32
@@ -45,15 +65,17 @@ func (p *pcg) resize(n int) {
 
 // solve solves A·dv = b by the modified preconditioned conjugate gradient
 // method of Baraff & Witkin 1998 (§5.3) with a block-Jacobi preconditioner.
-// Constrained vertices (fixed[i]) keep dv[i] = z[i] exactly: every search
-// direction and residual is filtered to zero there, which is the filter
-// S_i = 0 of a fully constrained particle. On entry dv holds the starting
-// guess for the free vertices (the previous step's solution is a good one);
-// on return it holds the solution. The iteration stops when
-// rᵀP⁻¹r < tol²·δ₀ with δ₀ = (Sb)ᵀP⁻¹(Sb), or after maxIter iterations. It
-// returns the iterations taken and √(rᵀP⁻¹r/δ₀), the relative
-// preconditioned residual (0 when the filtered right-hand side is zero,
-// NaN when the system itself is not finite).
+// Row i's filter kind[i] (rowFree, rowNormal with unit normal nrm[i], or
+// rowFixed) prescribes part of dv[i]: the component (I − S_i)·z[i], with
+// S_i = I, I − n·nᵀ or 0. Every residual and search direction is filtered
+// by S, so the prescribed components stay exactly as set and the free ones
+// solve the filtered system. On entry dv holds the starting guess (the
+// previous step's solution is a good one); on return it holds the
+// solution. The iteration stops when rᵀP⁻¹r < tol²·δ₀ with
+// δ₀ = (Sb)ᵀP⁻¹(Sb), or after maxIter iterations. It returns the
+// iterations taken and √(rᵀP⁻¹r/δ₀), the relative preconditioned residual
+// (0 when the filtered right-hand side is zero, NaN when the system itself
+// is not finite).
 //
 // The products A·s inside the loop read the float32 copy of the blocks
 // (val32 and oppVal32, which Sim.assemble writes along with val and
@@ -61,8 +83,9 @@ func (p *pcg) resize(n int) {
 // (blockRows32), while the other vectors and all sums stay float64.
 // Rounding A and s to 7 digits perturbs the solution by far less than
 // the default tolerance (1e-3); the residual is computed against the
-// float64 A at the start.
-func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol float64, maxIter int) (int, float64) {
+// float64 A at the start. Free rows, nearly all of them, take the
+// unfiltered path; only rowNormal rows pay for the projection.
+func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []geom.Vec3, tol float64, maxIter int) (int, float64) {
 	n := a.n
 	p.resize(n)
 	r, c, q, s, as, pinv := p.r, p.c, p.q, p.s, p.as, p.pinv
@@ -71,13 +94,18 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol floa
 		p.bad[k] = !a.checkPattern(lo, hi)
 		var d0 float64
 		for i := lo; i < hi; i++ {
-			if fixed[i] {
+			switch kind[i] {
+			case rowFixed:
 				dv[i] = z[i]
 				pinv[i] = geom.Mat3{}
 				continue
+			case rowNormal:
+				n := nrm[i]
+				dv[i] = filter(rowNormal, n, dv[i]).Add(n.Scale(n.Dot(z[i])))
 			}
 			pinv[i] = inverse3(&a.val[a.diag[i]])
-			d0 += b[i].Dot(pinv[i].MulVec(b[i]))
+			bi := filter(kind[i], nrm[i], b[i])
+			d0 += bi.Dot(pinv[i].MulVec(bi))
 		}
 		p.dot[k][0] = d0
 	})
@@ -95,8 +123,8 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol floa
 		// detects from the state.
 		parallel.ForChunks(n, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
-				if !fixed[i] {
-					dv[i] = geom.Vec3{}
+				if kind[i] != rowFixed {
+					dv[i] = dv[i].Sub(filter(kind[i], nrm[i], dv[i])) // keep the prescribed part
 				}
 			}
 		})
@@ -106,14 +134,18 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol floa
 	parallel.ForChunks(n, func(k, lo, hi int) {
 		var d float64
 		for i := lo; i < hi; i++ {
-			if fixed[i] {
+			k := kind[i]
+			if k == rowFixed {
 				r[i], s[i], c[i], q[i] = geom.Vec3{}, vec3f32{}, geom.Vec3{}, geom.Vec3{}
 				continue
 			}
-			ri := b[i].Sub(q[i]) // q = A·dv here
+			ri := filter(k, nrm[i], b[i].Sub(q[i])) // q = A·dv here
 			r[i] = ri
 			c[i], q[i] = geom.Vec3{}, geom.Vec3{}
 			d += precondition(&s[i], &pinv[i], ri)
+			if k == rowNormal {
+				d = filterS(&s[i], nrm[i], ri, d)
+			}
 		}
 		p.dot[k][0] = d
 	})
@@ -131,14 +163,19 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol floa
 		a.blockRows32(s, as, lo, hi)
 		// Rows lo..hi-1 resliced to one length, so the loop runs free of
 		// bounds checks.
-		fx, as, q, c, s := fixed[lo:hi], as[lo:hi], q[lo:hi], c[lo:hi], s[lo:hi]
+		fx, as, q, c, s := kind[lo:hi], as[lo:hi], q[lo:hi], c[lo:hi], s[lo:hi]
 		as, q, c, s = as[:len(fx)], q[:len(fx)], c[:len(fx)], s[:len(fx)]
 		var d float64
 		for i := range fx {
-			if fx[i] {
+			if fx[i] == rowFixed {
 				continue // c, q, s stay zero: the filter S_i = 0
 			}
 			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
+			if fx[i] == rowNormal { // q = S·(A·s) + β·q
+				n := nrm[lo+i]
+				f := filter(rowNormal, n, geom.Vec3{float64(ai[0]), float64(ai[1]), float64(ai[2])})
+				ai[0], ai[1], ai[2] = float32(f.X), float32(f.Y), float32(f.Z)
+			}
 			qn := geom.Vec3{float64(ai[0]) + beta*qi.X, float64(ai[1]) + beta*qi.Y, float64(ai[2]) + beta*qi.Z}
 			cn := geom.Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
 			*qi, *ci = qn, cn
@@ -147,11 +184,11 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol floa
 		p.dot[k][0] = d
 	}
 	passB := func(k, lo, hi int) {
-		fx, dv, r, c, q, s, pinv := fixed[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], pinv[lo:hi]
+		fx, dv, r, c, q, s, pinv := kind[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], pinv[lo:hi]
 		dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
 		var d float64
 		for i := range fx {
-			if fx[i] {
+			if fx[i] == rowFixed {
 				continue
 			}
 			dv[i] = dv[i].Add(c[i].Scale(alpha))
@@ -163,6 +200,9 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol floa
 			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
 			si[0], si[1], si[2] = sx, sy, sz
 			d += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
+			if fx[i] == rowNormal {
+				d = filterS(si, nrm[lo+i], ri, d)
+			}
 		}
 		p.dot[k][0] = d
 	}
@@ -180,6 +220,18 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, fixed []bool, tol floa
 		beta = deltaNew / deltaOld
 	}
 	return it, math.Sqrt(math.Max(deltaNew, 0) / delta0)
+}
+
+// filterS replaces s by S·s for the filter I − n·nᵀ, where d already holds
+// rᵀs for the unfiltered s, and returns rᵀ(S·s). Since r is filtered
+// (n·r = 0), rᵀ(S·s) = rᵀs − (n·s)(n·r) = rᵀs up to the rounding of s to
+// float32; it is recomputed from the stored s all the same.
+func filterS(s *vec3f32, n, r geom.Vec3, d float64) float64 {
+	old := geom.Vec3{float64(s[0]), float64(s[1]), float64(s[2])}
+	d -= r.Dot(old)
+	f := filter(rowNormal, n, old)
+	s[0], s[1], s[2] = float32(f.X), float32(f.Y), float32(f.Z)
+	return d + r.X*float64(s[0]) + r.Y*float64(s[1]) + r.Z*float64(s[2])
 }
 
 // inverse3 returns m⁻¹ by the adjugate, or the zero matrix when m is

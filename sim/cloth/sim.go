@@ -84,7 +84,15 @@ type Sim struct {
 	solver pcg
 	area   []float64 // A_p = ⅓·Σ adjacent rest face areas, per vertex slot, m² (§4.1)
 	fixed  []bool    // pinned or free slot: Δv prescribed
-	pins   []Pin     // sorted by vertex
+	// normal[v], when not zero, is the unit normal along which vertex
+	// slot v's velocity at the end of the next step is prescribed, to
+	// normalSpeed[v] m/s (a resting contact: Baraff & Witkin 1998 §5.3's
+	// one-constraint filter); pins and dead slots (fixed) take
+	// precedence. constrained lists those slots.
+	normal      []geom.Vec3
+	normalSpeed []float64
+	constrained []int32
+	pins   []Pin // sorted by vertex
 	// pinNext holds the pins' targets at the end of the step in
 	// progress, in pins order; they replace Target when the step commits.
 	pinNext []geom.Vec3
@@ -103,9 +111,10 @@ type Sim struct {
 	z     []geom.Vec3
 	dots  parallel.Partials
 
-	// Δv, z and fixed gathered per row of sys for the solve.
+	// Δv, z and the row filters gathered per row of sys for the solve.
 	rowDv, rowZ []geom.Vec3
-	rowFixed    []bool
+	rowKind     []uint8     // rowFree, rowNormal or rowFixed
+	rowN        []geom.Vec3 // with rowNormal: the unit normal of the prescribed direction
 
 	ad adaptState // adaptive refinement and coarsening (adaptsim.go)
 }
@@ -154,6 +163,8 @@ func (s *Sim) sizeSlots(keep bool) {
 	s.vHalf = sized(s.vHalf, nv, keep)
 	s.z = sized(s.z, nv, keep)
 	s.fixed = sized(s.fixed, nv, keep)
+	s.normal = sized(s.normal, nv, keep)
+	s.normalSpeed = sized(s.normalSpeed, nv, keep)
 	s.area = sized(s.area, nv, keep)
 }
 
@@ -368,7 +379,7 @@ func (s *Sim) Step() (StepStats, error) {
 	var st StepStats
 	t0 := time.Now()
 	t1 := s.Time + s.params.Dt
-	s.prescribePins(t1)
+	s.prescribe(t1)
 	t1w := time.Now()
 	p := &s.params
 	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
@@ -389,12 +400,18 @@ func (s *Sim) Step() (StepStats, error) {
 	return st, nil
 }
 
-// prescribePins computes the pins' targets at time t1 into pinNext and the
-// velocity changes z that land each pinned vertex exactly on its target
-// (Baraff & Witkin 1998 §5.3): z = (target − x)/Δt − v.
-func (s *Sim) prescribePins(t1 float64) {
+// prescribe computes the pins' targets at time t1 into pinNext and the
+// velocity changes z that the solve prescribes (Baraff & Witkin 1998
+// §5.3): z = (target − x)/Δt − v lands a pinned vertex exactly on its
+// target, and z = n·(u − n·v) gives a normally constrained vertex the
+// normal speed u.
+func (s *Sim) prescribe(t1 float64) {
 	m := s.Mesh
 	dt := s.params.Dt
+	for _, v := range s.constrained {
+		n := s.normal[v]
+		s.z[v] = n.Scale(s.normalSpeed[v] - n.Dot(m.Vel[v]))
+	}
 	s.pinNext = s.pinNext[:0]
 	for _, pn := range s.pins {
 		tgt := pn.Target
@@ -415,7 +432,7 @@ func (s *Sim) prescribePins(t1 float64) {
 func (s *Sim) solve() (int, float64) {
 	p := &s.params
 	s.gatherRows(true)
-	it, res := s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowFixed, p.Tolerance, p.MaxIter)
+	it, res := s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowKind, s.rowN, p.Tolerance, p.MaxIter)
 	s.scatterRows()
 	return it, res
 }
@@ -490,6 +507,24 @@ func (s *Sim) commit(t1 float64) {
 	s.Steps++
 }
 
+// constrain prescribes vertex slot v's velocity along the unit normal n at
+// the end of the next steps to speed u, m/s, until unconstrain (a resting
+// contact; the tangential directions stay free).
+func (s *Sim) constrain(v int32, n geom.Vec3, u float64) {
+	if s.normal[v] == (geom.Vec3{}) {
+		s.constrained = append(s.constrained, v)
+	}
+	s.normal[v], s.normalSpeed[v] = n, u
+}
+
+// unconstrain removes every normal constraint.
+func (s *Sim) unconstrain() {
+	for _, v := range s.constrained {
+		s.normal[v], s.normalSpeed[v] = geom.Vec3{}, 0
+	}
+	s.constrained = s.constrained[:0]
+}
+
 // frame returns the corotated frame of face f at positions xa, xb, xc
 // (fem.CorotatedFrame) and records it as the face's last good frame; for a
 // degenerate deformed triangle (collinear corners) it returns the last
@@ -502,11 +537,12 @@ func (s *Sim) frame(f int, xa, xb, xc geom.Vec3) (g1, g2 geom.Vec3) {
 }
 
 // gatherRows copies Δv (extrapolated to 2·Δv − Δv₋₁ when extrapolate, which
-// then becomes Δv₋₁), z and fixed from vertex slots into the rows of the
+// then becomes Δv₋₁), z and the row filters (fixed, normal) from vertex slots into the rows of the
 // system, the order the solve works in (the live vertices, numberRows).
 func (s *Sim) gatherRows(extrapolate bool) {
 	sys := s.sys
-	s.rowDv, s.rowZ, s.rowFixed = growTo(s.rowDv, sys.n), growTo(s.rowZ, sys.n), growTo(s.rowFixed, sys.n)
+	s.rowDv, s.rowZ = growTo(s.rowDv, sys.n), growTo(s.rowZ, sys.n)
+	s.rowKind, s.rowN = growTo(s.rowKind, sys.n), growTo(s.rowN, sys.n)
 	parallel.ForChunks(sys.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := sys.slot[i]
@@ -514,7 +550,15 @@ func (s *Sim) gatherRows(extrapolate bool) {
 			if extrapolate {
 				d, s.dvOld[v] = d.Scale(2).Sub(s.dvOld[v]), d
 			}
-			s.rowDv[i], s.rowZ[i], s.rowFixed[i] = d, s.z[v], s.fixed[v]
+			s.rowDv[i], s.rowZ[i] = d, s.z[v]
+			switch n := s.normal[v]; {
+			case s.fixed[v]:
+				s.rowKind[i] = rowFixed
+			case n != geom.Vec3{}:
+				s.rowKind[i], s.rowN[i] = rowNormal, n
+			default:
+				s.rowKind[i] = rowFree
+			}
 		}
 	})
 }
