@@ -92,7 +92,7 @@ type Sim struct {
 	normal      []geom.Vec3
 	normalSpeed []float64
 	constrained []int32
-	pins   []Pin // sorted by vertex
+	pins        []Pin // sorted by vertex
 	// pinNext holds the pins' targets at the end of the step in
 	// progress, in pins order; they replace Target when the step commits.
 	pinNext []geom.Vec3
