@@ -23,7 +23,7 @@ type CmdKind int
 // The commands the viewer sends to the simulation goroutine. They are
 // applied between steps, in the order sent.
 const (
-	CmdSetParams CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones)
+	CmdSetParams CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones and is published in Snapshot.EditErr)
 	CmdPin                      // pin Vertex at Target
 	CmdUnpin                    // release the pin of Vertex
 	CmdMovePin                  // move the pin of Vertex to Target (a scripted pin becomes fixed)
@@ -34,7 +34,7 @@ const (
 	CmdReset                    // rebuild the current scene, keeping the parameters in force
 	CmdLoadScene                // load and build Scene (a built-in name or a file); on error keep the running one
 	CmdSetSpeed                 // set the real-time factor target to Speed (0: as fast as possible)
-	CmdSetAdapt                 // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.AdaptErr)
+	CmdSetAdapt                 // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.EditErr)
 )
 
 // Command is one request from the viewer to the simulation. Only the
@@ -97,15 +97,16 @@ type Loop struct {
 	pace   pacer
 	rate   rateMeter
 	last   cloth.StepStats
-	// adaptErr is why the last CmdSetAdapt was rejected ("" after a
-	// successful one or a rebuild); adaptSeq counts CmdSetAdapt commands
-	// handled, so the panel knows when its edit has been answered.
-	adaptErr string
-	adaptSeq uint64
-	ws       geom.CurvatureWorkspace
-	curv     []float64
-	nrm      []geom.Vec3
-	absH     []weighted
+	// editErr is why the last CmdSetParams or CmdSetAdapt was rejected
+	// ("" after a successful one or a rebuild); editSeq counts those
+	// commands handled, so the panels know when their edit has been
+	// answered. This is the only way a rejected edit reaches the viewer.
+	editErr string
+	editSeq uint64
+	ws      geom.CurvatureWorkspace
+	curv    []float64
+	nrm     []geom.Vec3
+	absH    []weighted
 
 	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
 	// (then 0, so that resuming runs on).
@@ -230,8 +231,12 @@ func (l *Loop) apply(c Command) (step bool) {
 	fail := func(err error) { l.emit(Event{Err: err}) }
 	switch c.Kind {
 	case CmdSetParams:
+		// Like CmdSetAdapt: the answer goes to the panels through the
+		// snapshot (EditSeq, EditErr), the one channel for edits.
+		l.editSeq++
+		l.editErr = ""
 		if err := l.s.SetParams(c.Params); err != nil {
-			fail(fmt.Errorf("parameters rejected: %w", err))
+			l.editErr = "parameters rejected: " + err.Error()
 			return false
 		}
 		l.params = c.Params
@@ -275,10 +280,10 @@ func (l *Loop) apply(c Command) (step bool) {
 	case CmdSetAdapt:
 		// cloth.Sim.SetAdaptParams validates first and keeps the settings in
 		// force on error; the error goes to the panel through the snapshot.
-		l.adaptSeq++
-		l.adaptErr = ""
+		l.editSeq++
+		l.editErr = ""
 		if err := l.s.SetAdaptParams(c.Adapt); err != nil {
-			l.adaptErr = err.Error()
+			l.editErr = "settings rejected: " + err.Error()
 		}
 	}
 	return false
@@ -317,7 +322,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	}
 	l.scene, l.s, l.params = sc, s, s.Params()
 	l.err = ""
-	l.adaptErr = ""
+	l.editErr = ""
 	l.last = cloth.StepStats{}
 	l.epoch++
 	l.pace.reset()
@@ -377,7 +382,7 @@ func (l *Loop) fill(dst *Snapshot) {
 
 	dst.Seq, dst.Epoch, dst.Scene = l.seq, l.epoch, l.scene.Name
 	dst.Params = l.params
-	dst.Adapt, dst.AdaptErr, dst.AdaptSeq = s.AdaptParams(), l.adaptErr, l.adaptSeq
+	dst.Adapt, dst.EditErr, dst.EditSeq = s.AdaptParams(), l.editErr, l.editSeq
 	dst.Pos, dst.Normal, dst.Curv = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0]
 	dst.Slot = dst.Slot[:0]
 	dst.DenseOf = resize(dst.DenseOf, nslots)

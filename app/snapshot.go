@@ -44,9 +44,14 @@ type Snapshot struct {
 	// Adapt are the adaptivity settings in force (cloth.Sim.AdaptParams);
 	// the zero value, which does not validate, when the scene has none and
 	// none were set. The Adaptivity panel re-syncs from them.
-	Adapt    cloth.AdaptParams
-	AdaptErr string // why the last CmdSetAdapt was rejected (the settings above stayed in force); "" otherwise
-	AdaptSeq uint64 // CmdSetAdapt commands handled so far; the panel's edit is answered once this reaches its count of sent ones
+	Adapt cloth.AdaptParams
+	// EditErr is why the last CmdSetParams or CmdSetAdapt was rejected
+	// (the values above stayed in force), "" otherwise; EditSeq counts
+	// those commands handled so far. A panel's edit is answered once
+	// EditSeq reaches the count it sent. This pair is the one channel by
+	// which rejected edits reach the viewer.
+	EditErr string
+	EditSeq uint64
 
 	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
 

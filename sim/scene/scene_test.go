@@ -180,10 +180,10 @@ func TestParseSceneErrors(t *testing.T) {
 		{"gather fraction", strings.Replace(baseScene, `"top-corners"`, `"top-corners", "gather": {"start": 0, "end": 1, "fraction": 0}`, 1), []string{"gather.fraction"}},
 		{"gather back", strings.Replace(baseScene, `"top-corners"`, `"top-corners", "gather": {"start": 0, "end": 2, "back": 1, "fraction": 0.5}`, 1), []string{"gather.back"}},
 		{"negative dt", strings.Replace(baseScene, `"name"`, `"params": {"dt": -0.01}, "name"`, 1), []string{"params: dt"}},
-		{"huge dt", strings.Replace(baseScene, `"name"`, `"params": {"dt": 5}, "name"`, 1), []string{"params: dt (s) must be in [1e-06, 0.1]"}},
+		{"huge dt", strings.Replace(baseScene, `"name"`, `"params": {"dt": 5}, "name"`, 1), []string{"params: dt must be in [1e-06, 0.1] s"}},
 		{"negative density", strings.Replace(baseScene, `"name"`, `"params": {"density": -1}, "name"`, 1), []string{"params: density"}},
 		{"poisson 1", strings.Replace(baseScene, `"name"`, `"params": {"nu_xy": 1}, "name"`, 1), []string{"params: nu_xy must be in [0, 0.99]"}},
-		{"max_iter 0", strings.Replace(baseScene, `"name"`, `"params": {"max_iter": 0}, "name"`, 1), []string{"params: iteration cap"}},
+		{"max_iter 0", strings.Replace(baseScene, `"name"`, `"params": {"max_iter": 0}, "name"`, 1), []string{"params: max_iter must be in [1, 100000]"}},
 		{"gravity length", strings.Replace(baseScene, `"name"`, `"params": {"gravity": [0, 1]}, "name"`, 1), nil},
 		{"NaN literal", strings.Replace(baseScene, `"width": 1`, `"width": NaN`, 1), []string{"line 3", "invalid character"}},
 	} {
@@ -418,10 +418,10 @@ func TestSceneAdaptSection(t *testing.T) {
 		{``, ""},
 		{`, "adapt": {}`, ""},
 		{`, "adapt": {"l_base": 2, "l_gmax": 1}`, "adapt: refinement limit l_gmax"},
-		{`, "adapt": {"coarsen": 1}`, "adapt: coarsening fraction"},
-		{`, "adapt": {"g_max": 40}`, "adapt: maximum generation"},
-		{`, "adapt": {"interval": 0}`, "adapt: adaptation interval"},
-		{`, "adapt": {"max_triangles": 1000000000}`, "exhaust memory"},
+		{`, "adapt": {"coarsen": 1}`, "adapt: coarsen must be in"},
+		{`, "adapt": {"g_max": 40}`, "adapt: g_max must be in [0, 31]"},
+		{`, "adapt": {"interval": 0}`, "adapt: interval must be in [1, 1000] steps"},
+		{`, "adapt": {"max_triangles": 1000000000}`, "max_triangles must be in [1, 2000000]"},
 		{`, "adapt": {"bogus": 1}`, `unknown key "bogus"`},
 	} {
 		sc, err := ParseScene([]byte(head+c.adapt+"}"), "t.json")
