@@ -37,9 +37,14 @@ type uiAction struct {
 	params                                   *cloth.Params // new parameters, whole value
 	speed                                    *float64      // new real-time factor target
 	scene                                    string        // scene to load
+	save                                     bool          // save the running scene to uiState.saveFile (Ctrl+S)
 
 	adapt *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
 }
+
+// defaultSaveFile is where Save scene writes when the file box is empty,
+// relative to the working directory.
+const defaultSaveFile = "saved-scene.json"
 
 // toggles are the display switches.
 type toggles struct {
@@ -63,6 +68,7 @@ type uiState struct {
 	speedSynced   bool
 	scenes        []string
 	sceneFile     string
+	saveFile      string // where Save scene writes; defaultSaveFile when empty
 	message       string // last command error, shown in red until dismissed
 	messageIsErr  bool
 	messageLog    []string
@@ -391,6 +397,13 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 	if imgui.Button("Load") && u.sceneFile != "" {
 		a.scene = u.sceneFile
 	}
+	imgui.InputTextWithHint("save as", defaultSaveFile, &u.saveFile)
+	u.mark("save file")
+	imgui.SameLine()
+	if imgui.Button("Save scene…") {
+		a.save = true
+	}
+	u.mark("save scene")
 	label := "Pause (Space)"
 	if s.Stats.Paused {
 		label = "Play (Space)"
@@ -742,6 +755,7 @@ var helpLines = [][2]string{
 	{"C", "cycle colour map"},
 	{"F", "fit view"},
 	{"F9 / F12", "record / screenshot"},
+	{"Ctrl + S", "save scene"},
 	{"H", "hide this help"},
 }
 

@@ -35,6 +35,7 @@ const (
 	CmdLoadScene                // load and build Scene (a built-in name or a file); on error keep the running one
 	CmdSetSpeed                 // set the real-time factor target to Speed (0: as fast as possible)
 	CmdSetAdapt                 // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.EditErr)
+	CmdSaveScene                // write the running scene, as now set, to the file Scene with camera Camera (Loop.SavedScene); the outcome is an Event
 )
 
 // Command is one request from the viewer to the simulation. Only the
@@ -48,6 +49,7 @@ type Command struct {
 	Scene  string
 	Speed  float64 // real-time factor
 	Adapt  cloth.AdaptParams
+	Camera *scene.Camera // CmdSaveScene: the viewer's camera; nil saves none
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -107,6 +109,12 @@ type Loop struct {
 	curv    []float64
 	nrm     []geom.Vec3
 	absH    []weighted
+
+	// pinEdits are the pins the user set, moved or removed since the
+	// last rebuild, by material coordinates (scene.PinEdit), at most one
+	// per vertex, in the order of their last change: what SavedScene
+	// appends to the scene's own pins.
+	pinEdits []scene.PinSpec
 
 	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
 	// (then 0, so that resuming runs on).
@@ -244,8 +252,13 @@ func (l *Loop) apply(c Command) (step bool) {
 	case CmdPin, CmdMovePin:
 		if err := l.s.Pin(c.Vertex, c.Target); err != nil {
 			fail(fmt.Errorf("pinning: %w", err))
+		} else {
+			l.recordPin(c.Vertex, c.Target, false)
 		}
 	case CmdUnpin:
+		if m := l.s.Mesh; c.Vertex >= 0 && int(c.Vertex) < len(m.Pos) && m.VertAlive[c.Vertex] {
+			l.recordPin(c.Vertex, geom.Vec3{}, true)
+		}
 		l.s.Unpin(c.Vertex)
 	case CmdDrag:
 		if err := l.s.Drag(c.Vertex, c.Target); err != nil {
@@ -277,6 +290,13 @@ func (l *Loop) apply(c Command) (step bool) {
 			l.pace.speed = c.Speed
 			l.pace.reset()
 		}
+	case CmdSaveScene:
+		sc := l.SavedScene(c.Camera)
+		if err := sc.WriteFile(c.Scene); err != nil {
+			fail(err)
+		} else {
+			l.emit(Event{Info: "saved scene to " + c.Scene})
+		}
 	case CmdSetAdapt:
 		// cloth.Sim.SetAdaptParams validates first and keeps the settings in
 		// force on error; the error goes to the panel through the snapshot.
@@ -287,6 +307,30 @@ func (l *Loop) apply(c Command) (step bool) {
 		}
 	}
 	return false
+}
+
+// recordPin notes a pin edit on vertex v for SavedScene, replacing an
+// earlier edit of the same vertex.
+func (l *Loop) recordPin(v int32, target geom.Vec3, remove bool) {
+	e := scene.PinEdit(l.s.Mesh, v, target, remove)
+	l.pinEdits = slices.DeleteFunc(l.pinEdits, func(p scene.PinSpec) bool { return *p.At == *e.At })
+	l.pinEdits = append(l.pinEdits, e)
+}
+
+// SavedScene returns the running scene as now set, for saving: the
+// scene's mesh, placement and pins, then the user's pin edits (by
+// material coordinates), the parameters and adaptivity settings in force
+// and camera cam. It may only be called on the Run goroutine or before
+// Run starts.
+func (l *Loop) SavedScene(cam *scene.Camera) *scene.Scene {
+	sc := l.scene.Clone()
+	sc.Params = l.params
+	if ap := l.s.AdaptParams(); ap.Validate() == nil {
+		sc.Adapt = &ap
+	}
+	sc.Pins = append(sc.Pins, l.pinEdits...)
+	sc.Camera = cam
+	return sc
 }
 
 // load loads and builds a scene, replacing the running one only on
@@ -321,6 +365,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 		}
 	}
 	l.scene, l.s, l.params = sc, s, s.Params()
+	l.pinEdits = nil
 	l.err = ""
 	l.editErr = ""
 	l.last = cloth.StepStats{}
@@ -380,7 +425,7 @@ func (l *Loop) fill(dst *Snapshot) {
 	l.ws.MeanCurvature(m, l.curv)
 	l.ws.VertexNormals(m, l.nrm)
 
-	dst.Seq, dst.Epoch, dst.Scene = l.seq, l.epoch, l.scene.Name
+	dst.Seq, dst.Epoch, dst.Scene, dst.Camera = l.seq, l.epoch, l.scene.Name, l.scene.Camera
 	dst.Params = l.params
 	dst.Adapt, dst.EditErr, dst.EditSeq = s.AdaptParams(), l.editErr, l.editSeq
 	dst.Pos, dst.Normal, dst.Curv = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0]

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"drape/sim/cloth"
+	"drape/sim/scene"
 )
 
 // Snapshot is one published simulation state, with the mesh compacted for
@@ -28,6 +29,9 @@ type Snapshot struct {
 	Seq   uint64 // publish counter of the Loop, starting at 1; 0 means "nothing yet"
 	Epoch uint64 // incremented on every reset or scene change; plots and the camera fit restart on a new epoch
 	Scene string // scene name
+	// Camera is the scene file's camera (never modified), nil when it has
+	// none: the viewer starts from it instead of fitting the view.
+	Camera *scene.Camera
 
 	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
 	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined

@@ -88,7 +88,7 @@ func (s *Scene) WriteFile(path string) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".scene-*.json")
 	if err != nil {
-		return fmt.Errorf("saving scene: %w", err)
+		return fmt.Errorf("saving scene to %s: %w", path, err)
 	}
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
