@@ -121,7 +121,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 			}
 		}
 		cr.update(snap.Stats.CurvAbsP98, k == 0)
-		if err := cloth.Upload(render.Mesh{Pos: snap.Pos, Normal: snap.Normal, Scalar: snap.Curv, Tris: snap.Tris, FaceGen: snap.FaceGen}); err != nil {
+		if err := cloth.Upload(snap.Drawn().mesh()); err != nil {
 			return res, err
 		}
 		gl.Viewport(0, 0, int32(w), int32(h))

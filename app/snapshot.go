@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"drape/render"
 	"drape/sim/cloth"
 	"drape/sim/scene"
 )
@@ -33,13 +34,17 @@ type Snapshot struct {
 	// none: the viewer starts from it instead of fitting the view.
 	Camera *scene.Camera
 
-	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
-	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
-	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, geom.MeanCurvature)
-	Tris    []uint32  // live face f's dense vertices at Tris[3*f : 3*f+3]
-	FaceGen []uint8   // refinement generation of live face f at FaceGen[f] (adapt.Generation), saturated at 255
-	Slot    []int32   // sim vertex slot of dense vertex i at Slot[i]; picks translate back through it
-	DenseOf []int32   // dense index of sim vertex slot s at DenseOf[s], −1 for dead slots; len = number of slots
+	// Surface is the simulated surface: picking, pins, bounds, --state
+	// and the statistics use it, and it is drawn unless Detail has faces.
+	Surface
+	// Detail is an optional finer surface to draw instead of Surface (a
+	// render mesh from physics-aware subdivision); empty when the model
+	// draws what it simulates, as the FEM cloth does. Picking always uses
+	// Surface.
+	Detail Surface
+
+	Slot    []int32 // model vertex id (sim vertex slot) of dense vertex i at Slot[i]; picks translate back through it
+	DenseOf []int32 // dense index of model vertex id s at DenseOf[s], −1 for dead slots; len = number of ids
 
 	Pins []PinInfo // pinned vertices, sorted by slot
 
@@ -98,15 +103,43 @@ type Stats struct {
 	Err    string // why stepping stopped, e.g. an error wrapping cloth.ErrUnstable; "" when healthy
 }
 
+// Surface is a triangle mesh as drawn: dense vertices and faces.
+type Surface struct {
+	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
+	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
+	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, geom.MeanCurvature)
+	Tris    []uint32  // face f's dense vertices at Tris[3*f : 3*f+3]
+	FaceGen []uint8   // refinement generation of face f at FaceGen[f] (adapt.Generation), saturated at 255
+}
+
 // NumVerts returns the number of dense vertices, len(Pos)/3.
-func (s *Snapshot) NumVerts() int { return len(s.Pos) / 3 }
+func (s *Surface) NumVerts() int { return len(s.Pos) / 3 }
 
 // NumTris returns the number of faces, len(Tris)/3.
-func (s *Snapshot) NumTris() int { return len(s.Tris) / 3 }
+func (s *Surface) NumTris() int { return len(s.Tris) / 3 }
 
 // Vertex returns the position of dense vertex i.
-func (s *Snapshot) Vertex(i int) [3]float32 {
+func (s *Surface) Vertex(i int) [3]float32 {
 	return [3]float32(s.Pos[3*i : 3*i+3])
+}
+
+// clear empties the surface, keeping its storage.
+func (s *Surface) clear() {
+	s.Pos, s.Normal, s.Curv, s.Tris, s.FaceGen = s.Pos[:0], s.Normal[:0], s.Curv[:0], s.Tris[:0], s.FaceGen[:0]
+}
+
+// mesh returns the surface for render.ClothRenderer.Upload.
+func (s *Surface) mesh() render.Mesh {
+	return render.Mesh{Pos: s.Pos, Normal: s.Normal, Scalar: s.Curv, Tris: s.Tris, FaceGen: s.FaceGen}
+}
+
+// Drawn returns the surface to draw: Detail when it has faces, else the
+// simulated Surface.
+func (s *Snapshot) Drawn() *Surface {
+	if len(s.Detail.Tris) > 0 {
+		return &s.Detail
+	}
+	return &s.Surface
 }
 
 // SnapshotBuffer hands snapshots from one writer (the simulation

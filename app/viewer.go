@@ -314,7 +314,7 @@ func (v *viewer) frame(screenshot bool) error {
 	}
 	v.in.Update(snap, v.loop)
 	if snap.Seq != v.uploadedSeq {
-		err := v.cloth.Upload(render.Mesh{Pos: snap.Pos, Normal: snap.Normal, Scalar: snap.Curv, Tris: snap.Tris, FaceGen: snap.FaceGen})
+		err := v.cloth.Upload(snap.Drawn().mesh())
 		if err != nil {
 			fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: %v\n", snap.Seq, err)
 		}
