@@ -82,6 +82,12 @@ type Adapter struct {
 
 	cands []faceCand
 	ring  []float64 // ringMaxes: max |H| over each vertex's closed one-ring
+
+	held        []uint32 // faceVer+1 of a face slot held by Hold, 0 when not held
+	holdV       []uint32 // vertex marks of the hold's margin (≥ holdEpoch)
+	holdF       []uint32 // face marks of the hold and its margin (== holdEpoch)
+	holdEpoch   uint32
+	heldRemoved int // held faces removed since Hold (see HeldRemoved)
 }
 
 type faceCand struct {
@@ -189,6 +195,9 @@ func (a *Adapter) addFace(t [3]int32, gen uint32) int32 {
 }
 
 func (a *Adapter) removeFace(f int32) {
+	if a.isHeld(f) {
+		a.heldRemoved++
+	}
 	for _, v := range a.m.Tris[f] {
 		a.touchVert(v)
 	}
@@ -709,9 +718,10 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 	lim := func(g int) float64 { return RefinementLimit(g, limits.GMax, limits.Base, limits.Max) }
 
 	ring := a.ringMaxes(curv)
+	kept := a.holdMargin()
 	a.cands = a.cands[:0]
 	for f := range m.Tris {
-		if !m.FaceAlive(int(f)) {
+		if !m.FaceAlive(int(f)) || kept(int32(f)) {
 			continue
 		}
 		g := a.gen(int32(f))
@@ -732,9 +742,10 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 		}
 	}
 
+	kept = a.holdMargin() // the mesh the coarsening left
 	a.cands = a.cands[:0]
 	for f, t := range m.Tris {
-		if !m.FaceAlive(f) {
+		if !m.FaceAlive(f) || kept(int32(f)) {
 			continue
 		}
 		g := a.gen(int32(f))
@@ -758,4 +769,94 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 	}
 	a.gmax = saved
 	return refined, coarsened
+}
+
+// holdRings is how many vertex rings round the held faces Adapt leaves
+// alone as well. The √3 operations cascade: refining a face first refines
+// its mate and coarser neighbours, coarsening one first coarsens finer
+// neighbours, so an operation started next to a held face can still
+// remove it. On TestAdaptHold's random sequences (a fold sweeping over
+// held discs, g_max 6) margins of 1, 2 and 3 rings still lost held faces
+// and 4 lost none. Guarding each cascade step instead does not work
+// without an undo: a cascade's intermediate states (an unflipped pair
+// waiting for its join) are not valid meshes to stop in.
+const holdRings = 4
+
+// Hold marks the face slots that the following Adapt calls leave alone,
+// with a margin of holdRings vertex rings: the faces in contact, after
+// Bender & Deul §7's discussion ("we can simply solve this problem by
+// preventing a remeshing of all triangles that are in contact"), because
+// a flip, a 3-to-1 join or a coarsening moves edges and can push a face
+// through what it touches. held is indexed by face slot and read at the
+// call; nil or all false releases the hold. A slot freed and reused since
+// the call is not held. Refine and Coarsen called directly ignore the hold.
+func (a *Adapter) Hold(held []bool) {
+	a.held = slices.Grow(a.held[:0], len(a.m.Tris))[:len(a.m.Tris)]
+	clear(a.held)
+	a.heldRemoved = 0
+	for f, h := range held {
+		if h && f < len(a.m.Tris) && a.m.FaceAlive(f) {
+			a.held[f] = a.faceVer[f] + 1
+		}
+	}
+}
+
+// HeldRemoved returns how many held faces were removed since the last
+// Hold (cascades reaching past the margin): counted where faces are
+// removed, so that tests and statistics can check that it stays 0.
+func (a *Adapter) HeldRemoved() int { return a.heldRemoved }
+
+func (a *Adapter) isHeld(f int32) bool {
+	return int(f) < len(a.held) && a.held[f] != 0 && a.held[f] == a.faceVer[f]+1
+}
+
+// holdMargin returns the predicate "face f is held or within holdRings
+// vertex rings of a held face", for the mesh as it is now.
+func (a *Adapter) holdMargin() func(int32) bool {
+	m := a.m
+	if !slices.ContainsFunc(a.held, func(h uint32) bool { return h != 0 }) {
+		return func(int32) bool { return false }
+	}
+	a.holdEpoch += 2 // ep marks the hold, ep+1 the ring being grown
+	if a.holdEpoch >= 1<<31 {
+		clear(a.holdV)
+		clear(a.holdF)
+		a.holdEpoch = 2
+	}
+	ep := a.holdEpoch
+	if n := len(m.Pos) - len(a.holdV); n > 0 {
+		a.holdV = append(a.holdV, make([]uint32, n)...)
+	}
+	if n := len(m.Tris) - len(a.holdF); n > 0 {
+		a.holdF = append(a.holdF, make([]uint32, n)...)
+	}
+	for f, t := range m.Tris {
+		if m.FaceAlive(f) && a.isHeld(int32(f)) {
+			a.holdF[f] = ep
+			for _, v := range t {
+				a.holdV[v] = ep
+			}
+		}
+	}
+	for r := 0; r < holdRings; r++ {
+		for f, t := range m.Tris {
+			if !m.FaceAlive(f) || a.holdF[f] == ep {
+				continue
+			}
+			if a.holdV[t[0]] == ep || a.holdV[t[1]] == ep || a.holdV[t[2]] == ep {
+				a.holdF[f] = ep
+				for _, v := range t {
+					if a.holdV[v] != ep {
+						a.holdV[v] = ep + 1
+					}
+				}
+			}
+		}
+		for v, e := range a.holdV {
+			if e == ep+1 {
+				a.holdV[v] = ep
+			}
+		}
+	}
+	return func(f int32) bool { return a.holdF[f] == ep }
 }

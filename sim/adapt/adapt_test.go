@@ -734,3 +734,56 @@ func BenchmarkAdapt(b *testing.B) {
 		b.ReportMetric(float64(faces)/float64(it), "tris")
 	})
 }
+
+// TestAdaptHold: faces held by Hold (the faces in contact) are neither
+// refined nor coarsened, also by cascades from their neighbours, over a
+// moving fold that refines and coarsens all round them; the rest of the
+// mesh still adapts.
+func TestAdaptHold(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		m := gridMesh(t, 8, 8, 0.2, seed%2 == 0, seed)
+		a, _ := NewAdapter(m, 6)
+		b := newBaseInfo(m)
+		lim := Limits{Base: 2, Max: 20, CoarsenFrac: 0.5, GMax: 6, MaxTris: 100000}
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var curv []float64
+		held := make([]bool, 0)
+		ops := 0
+		for it := 0; it < 40; it++ {
+			curv = waveCurv(m, curv, float64(it)*0.3)
+			// Hold the faces whose centroid lies in a disc on the fold's path.
+			cx, cy, r := 0.2+0.6*rng.Float64(), 0.2+0.6*rng.Float64(), 0.05+0.1*rng.Float64()
+			held = append(held[:0], make([]bool, len(m.Tris))...)
+			before := map[int32][3]int32{}
+			for f, tr := range m.Tris {
+				if !m.FaceAlive(f) {
+					continue
+				}
+				c := m.Rest[tr[0]].Add(m.Rest[tr[1]]).Add(m.Rest[tr[2]]).Scale(1.0 / 3)
+				if (c.X-cx)*(c.X-cx)+(c.Y-cy)*(c.Y-cy) < r*r {
+					held[f] = true
+					before[int32(f)] = tr
+				}
+			}
+			a.Hold(held)
+			a.ResetChanges()
+			rf, cf := a.Adapt(curv, lim)
+			ops += rf + cf
+			b.peakTris, b.peakVert = max(b.peakTris, len(m.Tris)), max(b.peakVert, len(m.Pos))
+			if err := checkInvariants(a, b); err != nil {
+				t.Fatalf("seed %d iteration %d: %v", seed, it, err)
+			}
+			if n := a.HeldRemoved(); n != 0 {
+				t.Fatalf("seed %d iteration %d: %d held faces removed", seed, it, n)
+			}
+			for f, tr := range before {
+				if m.Tris[f] != tr {
+					t.Fatalf("seed %d iteration %d: held face %d changed %v → %v", seed, it, f, tr, m.Tris[f])
+				}
+			}
+		}
+		if ops == 0 {
+			t.Fatalf("seed %d: nothing adapted around the held faces", seed)
+		}
+	}
+}
