@@ -86,7 +86,7 @@ type bodyState struct {
 	g      grid
 	vel    []geom.Vec3 // (To − From)/Δt, zero when static
 	moving bool
-	fitted bool      // field below is valid for this call
+	fitted bool         // field below is valid for this call
 	field  [4]geom.Vec3 // affine velocity fit v(x) = field[0]·x.X + field[1]·x.Y + field[2]·x.Z + field[3]
 	normal []geom.Vec3  // outward unit face normals at t^n
 }
