@@ -1,0 +1,411 @@
+package contact
+
+import (
+	"math"
+
+	"drape/sim/geom"
+	"drape/sim/parallel"
+)
+
+// detect fills s.pairs with the proximity pairs (mode modeProximity, at
+// x^n within h) or the CCD collisions (modeCCD, on x^n → x^n + dt·V) of the
+// cloth against every body and, with self-collision on, against itself. The
+// cloth's triangle boxes are computed first; the cloth grid is rebuilt
+// only when self-collision needs it (Bender & Deul §6: a grid is updated
+// only when its object is queried against), while the bodies' grids were
+// built by prepareBodies. The queries run in parallel over triangle ranges,
+// each range writing its own list, and the lists are joined in range order,
+// so the result does not depend on the number of cores.
+func (s *Solver) detect() {
+	c := s.c
+	nf := len(c.Tris)
+	s.self.lo = grow(s.self.lo, nf)
+	s.self.hi = grow(s.self.hi, nf)
+	pad := s.delta
+	if s.mode == modeProximity {
+		pad = 0.5 * s.p.Thickness
+	}
+	padV := geom.Vec3{X: pad, Y: pad, Z: pad}
+	dt := s.dt
+	for f, t := range c.Tris {
+		if t[0] < 0 {
+			s.self.lo[f], s.self.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
+			continue
+		}
+		lo, hi := c.X[t[0]], c.X[t[0]]
+		for _, v := range t {
+			x := c.X[v]
+			lo, hi = vmin(lo, x), vmax(hi, x)
+			if s.mode == modeCCD {
+				y := lerp(x, c.V[v], dt)
+				lo, hi = vmin(lo, y), vmax(hi, y)
+			}
+		}
+		s.self.lo[f], s.self.hi[f] = lo.Sub(padV), hi.Add(padV)
+	}
+	for k := range s.chunk {
+		s.chunk[k] = s.chunk[k][:0]
+	}
+	for b := range s.bs {
+		s.curBody = b
+		if s.bs[b].Tris == nil {
+			parallel.ForChunks(len(c.X), s.detectP)
+		} else if len(s.bs[b].Tris) > 0 {
+			parallel.ForChunks(nf, s.detectB)
+		}
+	}
+	if s.p.SelfCollision {
+		s.self.build(s.cellLen)
+		parallel.ForChunks(nf, s.detectS)
+	}
+	s.pairs = s.pairs[:0]
+	for k := range s.chunk {
+		s.pairs = append(s.pairs, s.chunk[k]...)
+	}
+}
+
+// clothPoint returns cloth vertex i's position and displacement over the step.
+func (s *Solver) clothPoint(i int32) (geom.Vec3, geom.Vec3) {
+	return s.c.X[i], s.c.V[i].Scale(s.dt)
+}
+
+// bodyPoint returns vertex i of body b and its displacement over the step.
+func (s *Solver) bodyPoint(b int, i int32) (geom.Vec3, geom.Vec3) {
+	bd := &s.bs[b]
+	if s.bodies[b].moving {
+		return bd.From[i], bd.To[i].Sub(bd.From[i])
+	}
+	return bd.From[i], geom.Vec3{}
+}
+
+// detectBodyChunk queries the cloth triangles f ∈ [lo, hi) against body
+// s.curBody's grid and runs the narrow phase on each triangle pair once.
+func (s *Solver) detectBodyChunk(k, lo, hi int) {
+	b := s.curBody
+	st := &s.bodies[b]
+	g := &st.g
+	extra := 0.0
+	if s.mode == modeProximity {
+		extra = 0.5 * s.p.Thickness // the body's boxes carry no pad
+	}
+	e := geom.Vec3{X: extra, Y: extra, Z: extra}
+	out := &s.chunk[k]
+	for f := lo; f < hi; f++ {
+		if s.c.Tris[f][0] < 0 {
+			continue
+		}
+		qlo, qhi := s.self.lo[f].Sub(e), s.self.hi[f].Add(e)
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					for _, t := range g.bucket(ix, iy, iz) {
+						if g.pairCell(qlo, qhi, t, ix, iy, iz) {
+							s.narrowBody(out, b, int32(f), t)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// detectSelfChunk queries the cloth triangles f ∈ [lo, hi) against the
+// cloth's own grid, each unordered pair once (f < g).
+func (s *Solver) detectSelfChunk(k, lo, hi int) {
+	g := &s.self
+	out := &s.chunk[k]
+	for f := lo; f < hi; f++ {
+		if s.c.Tris[f][0] < 0 {
+			continue
+		}
+		qlo, qhi := g.lo[f], g.hi[f]
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					for _, t := range g.bucket(ix, iy, iz) {
+						if t > int32(f) && g.pairCell(qlo, qhi, t, ix, iy, iz) {
+							s.narrowSelf(out, int32(f), t)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// detectPlaneChunk tests the cloth vertices i ∈ [lo, hi) against the
+// half-space s.curBody analytically: the signed distance is
+// d(t) = (x + t·dt·v − P)·n̂. Only vertices need testing: an edge or a face
+// enters a half-space only through one of its vertices.
+func (s *Solver) detectPlaneChunk(k, lo, hi int) {
+	b := s.curBody
+	bd := &s.bs[b]
+	n := bd.Normal.Unit()
+	h := s.p.Thickness
+	out := &s.chunk[k]
+	for i := lo; i < hi; i++ {
+		if s.vfStart[i] == s.vfStart[i+1] {
+			continue // dead slot
+		}
+		if s.mode == modeCCD && s.heldBy(int32(i)) == int32(b) {
+			continue
+		}
+		d0 := s.c.X[i].Sub(bd.Point).Dot(n)
+		pr := pair{kind: pairPlane, body: int32(b), ids: [4]int32{int32(i), -1, -1, -1}, w: [4]float64{1}, n: n}
+		if s.mode == modeProximity {
+			if d0 >= h {
+				continue
+			}
+			pr.d = d0
+		} else {
+			vn := s.c.V[i].Dot(n)
+			d1 := d0 + s.dt*vn
+			if d1 >= s.delta || vn >= 0 {
+				continue
+			}
+			pr.t = clamp01((d0 - s.delta) / (d0 - d1))
+		}
+		*out = append(*out, pr)
+	}
+}
+
+// narrowBody runs the primitive tests of cloth face f against body face t:
+// the cloth vertices f owns against t, the body vertices t owns against f,
+// and the edges each owns against each other.
+func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
+	ct, bt := s.c.Tris[f], s.bs[b].Tris[t]
+	co, bo := s.owner[f], s.bodies[b].owner[t]
+	var cx, cd, bx, bdd [3]geom.Vec3
+	for k := 0; k < 3; k++ {
+		cx[k], cd[k] = s.clothPoint(ct[k])
+		bx[k], bdd[k] = s.bodyPoint(b, bt[k])
+	}
+	bn := s.bodies[b].normal[t]
+	for k := 0; k < 3; k++ {
+		if co&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[k]) != int32(b)) {
+			s.testVF(out, int32(b), 0b1110, [4]int32{ct[k], bt[0], bt[1], bt[2]},
+				[4]geom.Vec3{cx[k], bx[0], bx[1], bx[2]}, [4]geom.Vec3{cd[k], bdd[0], bdd[1], bdd[2]}, bn, 1)
+		}
+	}
+	for k := 0; k < 3; k++ {
+		if bo&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[0]) != int32(b) || s.heldBy(ct[1]) != int32(b) || s.heldBy(ct[2]) != int32(b)) {
+			s.testVF(out, int32(b), 0b0001, [4]int32{bt[k], ct[0], ct[1], ct[2]},
+				[4]geom.Vec3{bx[k], cx[0], cx[1], cx[2]}, [4]geom.Vec3{bdd[k], cd[0], cd[1], cd[2]}, bn, -1)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if co&(1<<(3+i)) == 0 {
+			continue
+		}
+		i1 := (i + 1) % 3
+		if s.mode == modeCCD && s.heldBy(ct[i]) == int32(b) && s.heldBy(ct[i1]) == int32(b) {
+			continue
+		}
+		for j := 0; j < 3; j++ {
+			if bo&(1<<(3+j)) == 0 {
+				continue
+			}
+			j1 := (j + 1) % 3
+			s.testEE(out, int32(b), 0b1100, [4]int32{ct[i], ct[i1], bt[j], bt[j1]},
+				[4]geom.Vec3{cx[i], cx[i1], bx[j], bx[j1]}, [4]geom.Vec3{cd[i], cd[i1], bdd[j], bdd[j1]}, bn.Scale(-1))
+		}
+	}
+}
+
+// narrowSelf runs the primitive tests of cloth faces f and g against each
+// other, skipping primitives that share a vertex (adjacent ones), and in the
+// zone passes the primitives inside one impact zone (its projection keeps
+// them apart).
+func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
+	ft, gt := s.c.Tris[f], s.c.Tris[g]
+	fo, gO := s.owner[f], s.owner[g]
+	var fx, fd, gx, gd [3]geom.Vec3
+	for k := 0; k < 3; k++ {
+		fx[k], fd[k] = s.clothPoint(ft[k])
+		gx[k], gd[k] = s.clothPoint(gt[k])
+	}
+	for k := 0; k < 3; k++ {
+		if fo&(1<<k) != 0 && !has(gt, ft[k]) && !s.sameZone4(ft[k], gt[0], gt[1], gt[2]) {
+			s.testVF(out, -1, 0, [4]int32{ft[k], gt[0], gt[1], gt[2]},
+				[4]geom.Vec3{fx[k], gx[0], gx[1], gx[2]}, [4]geom.Vec3{fd[k], gd[0], gd[1], gd[2]}, geom.Vec3{}, 0)
+		}
+		if gO&(1<<k) != 0 && !has(ft, gt[k]) && !s.sameZone4(gt[k], ft[0], ft[1], ft[2]) {
+			s.testVF(out, -1, 0, [4]int32{gt[k], ft[0], ft[1], ft[2]},
+				[4]geom.Vec3{gx[k], fx[0], fx[1], fx[2]}, [4]geom.Vec3{gd[k], fd[0], fd[1], fd[2]}, geom.Vec3{}, 0)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if fo&(1<<(3+i)) == 0 {
+			continue
+		}
+		i1 := (i + 1) % 3
+		a, b := ft[i], ft[i1]
+		for j := 0; j < 3; j++ {
+			if gO&(1<<(3+j)) == 0 {
+				continue
+			}
+			j1 := (j + 1) % 3
+			c, d := gt[j], gt[j1]
+			if a == c || a == d || b == c || b == d || s.sameZone4(a, b, c, d) {
+				continue
+			}
+			s.testEE(out, -1, 0, [4]int32{a, b, c, d},
+				[4]geom.Vec3{fx[i], fx[i1], gx[j], gx[j1]}, [4]geom.Vec3{fd[i], fd[i1], gd[j], gd[j1]}, geom.Vec3{})
+		}
+	}
+}
+
+func has(t [3]int32, v int32) bool { return t[0] == v || t[1] == v || t[2] == v }
+
+// heldBy returns the body that holds vertex i's impact zone, or −1 (also
+// outside the zone passes).
+func (s *Solver) heldBy(i int32) int32 {
+	z := &s.zones
+	if !z.active || z.parent[i] < 0 {
+		return -1
+	}
+	return z.held[z.find(i)]
+}
+
+// sameZone4 reports whether, in the zone passes, the four cloth vertices
+// lie in one impact zone: its projected velocity is an invertible affine map
+// of the zone over the step (rigid, rigid plus shear with a positive
+// Jacobian, or a body's motion), which keeps primitives that are disjoint at
+// x^n disjoint, so a CCD report among them can only be the tolerance δ.
+func (s *Solver) sameZone4(a, b, c, d int32) bool {
+	z := &s.zones
+	if !z.active || z.parent[a] < 0 || z.parent[b] < 0 || z.parent[c] < 0 || z.parent[d] < 0 {
+		return false
+	}
+	r := z.find(a)
+	return z.find(b) == r && z.find(c) == r && z.find(d) == r
+}
+
+// testVF tests point 0 against triangle (1, 2, 3). bn is the outward normal
+// of the body face involved (zero for cloth–cloth); side is +1 when the
+// triangle is the body's face, −1 when the point is the body's vertex.
+func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d [4]geom.Vec3, bn geom.Vec3, side int) {
+	h := s.p.Thickness
+	if s.mode == modeProximity {
+		w0, w1, w2 := pointTriangle(x[0], x[1], x[2], x[3])
+		q := x[1].Scale(w0).Add(x[2].Scale(w1)).Add(x[3].Scale(w2))
+		r := x[0].Sub(q)
+		dist := r.Norm()
+		if dist >= h {
+			return
+		}
+		pr := pair{kind: pairVF, bodyPts: bodyPts, body: body, ids: ids, w: [4]float64{1, -w0, -w1, -w2}, d: dist}
+		fn := x[2].Sub(x[1]).Cross(x[3].Sub(x[1])).Unit()
+		switch {
+		case side == 1 && r.Dot(bn) < 0 && w0 > 0 && w1 > 0 && w2 > 0:
+			// The cloth vertex is behind the body face, over its interior:
+			// push it out along the face normal.
+			pr.n, pr.d = bn, -dist
+		case dist > 1e-12*h:
+			pr.n = r.Scale(1 / dist)
+		case side == 1:
+			pr.n = bn
+		case side == -1:
+			pr.n = fn
+			if fn.Dot(bn) > 0 {
+				pr.n = fn.Scale(-1)
+			}
+		default:
+			pr.n = fn
+		}
+		*out = append(*out, pr)
+		return
+	}
+	t, hit := vertexFaceCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta)
+	if !hit {
+		return
+	}
+	var xt [4]geom.Vec3
+	for k := range xt {
+		xt[k] = lerp(x[k], d[k], t)
+	}
+	w0, w1, w2 := pointTriangle(xt[0], xt[1], xt[2], xt[3])
+	w := [4]float64{1, -w0, -w1, -w2}
+	n := xt[2].Sub(xt[1]).Cross(xt[3].Sub(xt[1])).Unit()
+	if n == (geom.Vec3{}) {
+		n = xt[0].Sub(xt[1].Scale(w0).Add(xt[2].Scale(w1)).Add(xt[3].Scale(w2))).Unit()
+	}
+	s.addHit(out, pairVF, body, bodyPts, ids, w, x, d, n, t)
+}
+
+// testEE tests segment (0, 1) against segment (2, 3). fallback orients the
+// normal when the edges touch at x^n (the body's outward normal negated for
+// a cloth–body pair).
+func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d [4]geom.Vec3, fallback geom.Vec3) {
+	h := s.p.Thickness
+	if s.mode == modeProximity {
+		dist, a, b := segmentDistance(x[0], x[1], x[2], x[3])
+		if dist >= h {
+			return
+		}
+		pa := lerp(x[0], x[1].Sub(x[0]), a)
+		pb := lerp(x[2], x[3].Sub(x[2]), b)
+		n := pb.Sub(pa)
+		if dist > 1e-12*h {
+			n = n.Scale(1 / dist)
+		} else if n = x[1].Sub(x[0]).Cross(x[3].Sub(x[2])).Unit(); fallback != (geom.Vec3{}) && n.Dot(fallback) < 0 {
+			n = n.Scale(-1)
+		}
+		*out = append(*out, pair{kind: pairEE, bodyPts: bodyPts, body: body, ids: ids, w: [4]float64{-(1 - a), -a, 1 - b, b}, n: n, d: dist})
+		return
+	}
+	t, hit := edgeEdgeCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta)
+	if !hit {
+		return
+	}
+	var xt [4]geom.Vec3
+	for k := range xt {
+		xt[k] = lerp(x[k], d[k], t)
+	}
+	_, a, b := segmentDistance(xt[0], xt[1], xt[2], xt[3])
+	w := [4]float64{-(1 - a), -a, 1 - b, b}
+	e1, e2 := xt[1].Sub(xt[0]), xt[3].Sub(xt[2])
+	n := e1.Cross(e2)
+	if n.Norm() <= 1e-6*e1.Norm()*e2.Norm() {
+		// Parallel edges: the direction between them, at x^n if they meet at t.
+		pa, pb := lerp(xt[0], e1, a), lerp(xt[2], e2, b)
+		n = pb.Sub(pa)
+		if n.Norm() <= 1e-3*s.delta {
+			n = lerp(x[2], x[3].Sub(x[2]), b).Sub(lerp(x[0], x[1].Sub(x[0]), a))
+		}
+	}
+	s.addHit(out, pairEE, body, bodyPts, ids, w, x, d, n.Unit(), t)
+}
+
+// addHit orients the CCD normal n (unit, or zero when undefined) so that it
+// points to the side that point set B (positive weights) was on at x^n —
+// or, when the two were within the tolerance there, against their relative
+// velocity — and records the collision unless the primitives were touching
+// at x^n and are not approaching.
+func (s *Solver) addHit(out *[]pair, kind uint8, body int32, bodyPts uint8, ids [4]int32, w [4]float64, x, d [4]geom.Vec3, n geom.Vec3, t float64) {
+	if n == (geom.Vec3{}) {
+		return
+	}
+	var sep, rel geom.Vec3
+	for k := 0; k < 4; k++ {
+		sep = sep.Add(x[k].Scale(w[k]))
+		rel = rel.Add(d[k].Scale(w[k]))
+	}
+	s0 := sep.Dot(n)
+	touching := math.Abs(s0) <= 0.1*s.delta
+	if touching {
+		if rel.Dot(n) > 0 {
+			n = n.Scale(-1)
+		}
+	} else if s0 < 0 {
+		n = n.Scale(-1)
+	}
+	if math.Abs(s0) <= s.delta && rel.Dot(n) >= 0 {
+		return // touching at x^n, not approaching
+	}
+	*out = append(*out, pair{kind: kind, bodyPts: bodyPts, body: body, ids: ids, w: w, n: n, t: t})
+}

@@ -1,0 +1,144 @@
+package contact
+
+import (
+	"math"
+
+	"drape/sim/geom"
+)
+
+// grid is one object's spatial hash (Teschner et al. 2003 §3; Bender &
+// Deul §6): a uniform grid of cubic cells of side 1/inv, compressed into a
+// table of 2^k buckets by the hash of Teschner et al. (the cell coordinates
+// times three large primes, xor-ed). Every triangle is listed in the bucket
+// of each cell its box (lo, hi) overlaps. The table is a prefix-sum array
+// (start) over one items array, built by counting sort in two passes, so a
+// rebuild allocates nothing once the arrays have grown, and queries only
+// read it, so they run in parallel.
+type grid struct {
+	inv   float64 // 1/cell side, 1/m
+	mask  uint32  // buckets − 1
+	start []int32 // bucket b's triangles are items[start[b]:start[b+1]]
+	items []int32
+	lo    []geom.Vec3 // triangle i's box; lo[i].X > hi[i].X: not in the grid
+	hi    []geom.Vec3
+}
+
+// maxCellsPerAxis caps the cells a box spans along one axis; a longer box
+// (a triangle swept far in one step, or cells far too small for it) is
+// listed in a coarser set of cells by growing the cell side for the whole
+// grid (build returns the side it used).
+const maxCellsPerAxis = 64
+
+func cellHash(ix, iy, iz int32) uint32 {
+	return uint32(ix)*73856093 ^ uint32(iy)*19349663 ^ uint32(iz)*83492791
+}
+
+// cellOf returns the cell coordinates of p.
+func (g *grid) cellOf(p geom.Vec3) (int32, int32, int32) {
+	return int32(math.Floor(p.X * g.inv)), int32(math.Floor(p.Y * g.inv)), int32(math.Floor(p.Z * g.inv))
+}
+
+// build lists every triangle with a box (lo[i].X ≤ hi[i].X) in the cells
+// its box overlaps, with cells of side cell (grown when a box would span
+// more than maxCellsPerAxis cells).
+func (g *grid) build(cell float64) {
+	n := len(g.lo)
+	maxExt := 0.0
+	for i := 0; i < n; i++ {
+		if g.lo[i].X > g.hi[i].X {
+			continue
+		}
+		d := g.hi[i].Sub(g.lo[i])
+		maxExt = math.Max(maxExt, math.Max(d.X, math.Max(d.Y, d.Z)))
+	}
+	if maxExt > cell*(maxCellsPerAxis-1) {
+		cell = maxExt / (maxCellsPerAxis - 1)
+	}
+	g.inv = 1 / cell
+	// Count the entries to size the table: about two buckets per entry.
+	total := 0
+	for i := 0; i < n; i++ {
+		if g.lo[i].X > g.hi[i].X {
+			continue
+		}
+		x0, y0, z0 := g.cellOf(g.lo[i])
+		x1, y1, z1 := g.cellOf(g.hi[i])
+		total += int(x1-x0+1) * int(y1-y0+1) * int(z1-z0+1)
+	}
+	nb := 1
+	for nb < 2*total {
+		nb <<= 1
+	}
+	g.mask = uint32(nb - 1)
+	g.start = grow(g.start, nb+1)
+	clear(g.start)
+	g.items = grow(g.items, total)
+	for i := 0; i < n; i++ {
+		if g.lo[i].X > g.hi[i].X {
+			continue
+		}
+		x0, y0, z0 := g.cellOf(g.lo[i])
+		x1, y1, z1 := g.cellOf(g.hi[i])
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					g.start[(cellHash(ix, iy, iz)&g.mask)+1]++
+				}
+			}
+		}
+	}
+	for b := 1; b <= nb; b++ {
+		g.start[b] += g.start[b-1]
+	}
+	// Fill, using start[b] as the cursor of bucket b, then shift back.
+	for i := 0; i < n; i++ {
+		if g.lo[i].X > g.hi[i].X {
+			continue
+		}
+		x0, y0, z0 := g.cellOf(g.lo[i])
+		x1, y1, z1 := g.cellOf(g.hi[i])
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					b := cellHash(ix, iy, iz) & g.mask
+					g.items[g.start[b]] = int32(i)
+					g.start[b]++
+				}
+			}
+		}
+	}
+	for b := nb; b > 0; b-- {
+		g.start[b] = g.start[b-1]
+	}
+	g.start[0] = 0
+}
+
+// bucket returns the triangles listed in the bucket of cell (ix, iy, iz),
+// which holds those whose box overlaps the cell and, through hash
+// collisions, others: the caller checks the boxes.
+func (g *grid) bucket(ix, iy, iz int32) []int32 {
+	b := cellHash(ix, iy, iz) & g.mask
+	return g.items[g.start[b]:g.start[b+1]]
+}
+
+// pairCell reports whether the pair of boxes (alo, ahi) and triangle t's box
+// overlap and cell (ix, iy, iz) is the one that holds the lower corner of
+// their intersection: visiting a pair only there reports it once however
+// many cells the two boxes share (and never through a hash collision, since
+// that corner lies in both boxes).
+func (g *grid) pairCell(alo, ahi geom.Vec3, t int32, ix, iy, iz int32) bool {
+	blo, bhi := g.lo[t], g.hi[t]
+	if alo.X > bhi.X || alo.Y > bhi.Y || alo.Z > bhi.Z || blo.X > ahi.X || blo.Y > ahi.Y || blo.Z > ahi.Z {
+		return false
+	}
+	cx, cy, cz := g.cellOf(geom.Vec3{X: math.Max(alo.X, blo.X), Y: math.Max(alo.Y, blo.Y), Z: math.Max(alo.Z, blo.Z)})
+	return cx == ix && cy == iy && cz == iz
+}
+
+// grow returns s with length n, reusing its array when it is large enough.
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n, n+n/4)
+}

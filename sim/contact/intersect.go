@@ -1,0 +1,92 @@
+package contact
+
+import (
+	"drape/sim/geom"
+)
+
+// IntersectingPairs returns the number of pairs of live triangles of the
+// cloth (x, tris: 3 vertex slots per face, t[0] < 0 a free slot) that share
+// no vertex and intersect: an edge of one crosses the other (segment–triangle
+// test by the signs of tetrahedron volumes). Coplanar overlaps are not
+// counted. It uses its own spatial hash (cells of the mean edge length) and
+// allocates its work arrays; it is meant for the UI's count of tangles, not
+// the step.
+func IntersectingPairs(x []geom.Vec3, tris [][3]int32) int {
+	var g grid
+	g.lo = make([]geom.Vec3, len(tris))
+	g.hi = make([]geom.Vec3, len(tris))
+	sum, cnt := 0.0, 0
+	for f, t := range tris {
+		if t[0] < 0 || int(t[0]) >= len(x) || int(t[1]) >= len(x) || int(t[2]) >= len(x) || t[1] < 0 || t[2] < 0 {
+			g.lo[f], g.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
+			continue
+		}
+		a, b, c := x[t[0]], x[t[1]], x[t[2]]
+		if !a.IsFinite() || !b.IsFinite() || !c.IsFinite() {
+			g.lo[f], g.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
+			continue
+		}
+		g.lo[f], g.hi[f] = vmin(a, vmin(b, c)), vmax(a, vmax(b, c))
+		sum += b.Sub(a).Norm() + c.Sub(b).Norm() + a.Sub(c).Norm()
+		cnt += 3
+	}
+	if cnt == 0 {
+		return 0
+	}
+	cell := sum / float64(cnt)
+	if cell <= 0 {
+		cell = 1
+	}
+	g.build(cell)
+	n := 0
+	for f, t := range tris {
+		if g.lo[f].X > g.hi[f].X {
+			continue
+		}
+		qlo, qhi := g.lo[f], g.hi[f]
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					for _, o := range g.bucket(ix, iy, iz) {
+						if o <= int32(f) || !g.pairCell(qlo, qhi, o, ix, iy, iz) {
+							continue
+						}
+						u := tris[o]
+						if has(u, t[0]) || has(u, t[1]) || has(u, t[2]) {
+							continue
+						}
+						if trianglesIntersect(x[t[0]], x[t[1]], x[t[2]], x[u[0]], x[u[1]], x[u[2]]) {
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// trianglesIntersect reports whether an edge of (a0, a1, a2) crosses
+// triangle (b0, b1, b2) or an edge of the latter crosses the former.
+func trianglesIntersect(a0, a1, a2, b0, b1, b2 geom.Vec3) bool {
+	return segmentCrosses(a0, a1, b0, b1, b2) || segmentCrosses(a1, a2, b0, b1, b2) || segmentCrosses(a2, a0, b0, b1, b2) ||
+		segmentCrosses(b0, b1, a0, a1, a2) || segmentCrosses(b1, b2, a0, a1, a2) || segmentCrosses(b2, b0, a0, a1, a2)
+}
+
+// orient returns the signed volume (b−a)×(c−a)·(d−a).
+func orient(a, b, c, d geom.Vec3) float64 {
+	return b.Sub(a).Cross(c.Sub(a)).Dot(d.Sub(a))
+}
+
+// segmentCrosses reports whether segment (p, q) meets triangle (a, b, c)
+// with its end points strictly on opposite sides of the triangle's plane.
+func segmentCrosses(p, q, a, b, c geom.Vec3) bool {
+	dp, dq := orient(a, b, c, p), orient(a, b, c, q)
+	if dp > 0 && dq > 0 || dp < 0 && dq < 0 || dp == 0 && dq == 0 {
+		return false
+	}
+	s1, s2, s3 := orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a)
+	return (s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0)
+}

@@ -1,0 +1,115 @@
+package contact
+
+import (
+	"math"
+
+	"drape/sim/geom"
+)
+
+// pointVel returns the velocity and inverse mass of point k of a pair (a
+// body's points have infinite mass).
+func (s *Solver) pointVel(pr *pair, k int) (geom.Vec3, float64) {
+	id := pr.ids[k]
+	if pr.bodyPts&(1<<k) != 0 {
+		return s.bodies[pr.body].vel[id], 0
+	}
+	return s.c.V[id], s.c.InvMass[id]
+}
+
+// npoints returns how many of a pair's points are used.
+func npoints(pr *pair) int {
+	if pr.kind == pairPlane {
+		return 1
+	}
+	return 4
+}
+
+// impulse raises the relative normal velocity v_N = (Σ w_k v_k)·n of the
+// pair to at least target and clamps the relative tangential velocity by
+// Coulomb friction (Bridson et al. §7.2): its magnitude drops by μ·Δv_N, to
+// no less than zero. The change is an impulse J along the contact applied
+// with the pair's weights, v_k += w_k·J/m_k, with
+// J = Δv/(Σ w_k²/m_k) so that the relative velocity changes by exactly Δv
+// (the mass-weighted form of Bridson et al.'s Ĩ = 2I/(1+Σw²)); Σ w_k = 0
+// makes the total momentum change Σ m_k Δv_k = J·Σ w_k vanish for
+// cloth–cloth pairs, and with n parallel to the separation of the two
+// contact points (proximity) the angular momentum change (Σ w_k x_k)×J
+// vanishes too when μ = 0. It returns the normal impulse j = J·n, N·s.
+func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
+	var rel geom.Vec3
+	den := 0.0
+	np := npoints(pr)
+	for k := 0; k < np; k++ {
+		v, im := s.pointVel(pr, k)
+		rel = rel.Add(v.Scale(pr.w[k]))
+		den += pr.w[k] * pr.w[k] * im
+	}
+	if den == 0 {
+		return 0
+	}
+	vn := rel.Dot(pr.n)
+	dvn := target - vn
+	if !(dvn > 0) {
+		return 0
+	}
+	dv := pr.n.Scale(dvn)
+	if mu > 0 {
+		vt := rel.Sub(pr.n.Scale(vn))
+		if m := vt.Norm(); m > 0 {
+			dv = dv.Sub(vt.Scale(math.Min(mu*dvn, m) / m))
+		}
+	}
+	j := dv.Scale(1 / den)
+	for k := 0; k < np; k++ {
+		if pr.bodyPts&(1<<k) != 0 {
+			continue
+		}
+		id := pr.ids[k]
+		if im := s.c.InvMass[id]; im > 0 {
+			s.c.V[id] = s.c.V[id].Add(j.Scale(pr.w[k] * im))
+		}
+	}
+	return dvn / den
+}
+
+// friction returns μ for a pair: the body's, or Params.Friction for
+// cloth–cloth.
+func (s *Solver) friction(pr *pair) float64 {
+	if pr.body >= 0 {
+		return s.bs[pr.body].Friction
+	}
+	return s.p.Friction
+}
+
+// repulsionRate is the fraction of the overlap h − d that the proximity
+// response removes per step (Bridson et al. §7.2 use 0.1·d/Δt as the cap
+// of their spring repulsion).
+const repulsionRate = 0.1
+
+// repulse is the proximity response of Bridson et al. §7.1–7.2 for a pair at
+// distance d < h at x^n: an inelastic impulse that cancels the approach
+// (v_N → max(v_N, 0)) and a repulsion that raises v_N to 0.1·(h − d)/Δt,
+// the rate at which a spring of the overlap would part them, with friction
+// (impulse). Decision: Bridson et al. cap the repulsion by the impulse
+// Δt·k·(h − d) of a spring of the cloth's stiffness k; the contact package
+// has no stiffness and uses the cap alone, which removes a tenth of the
+// overlap per step whatever the material. It returns the normal impulse.
+func (s *Solver) repulse(pr *pair) float64 {
+	over := s.p.Thickness - pr.d
+	return s.impulse(pr, repulsionRate*over/s.dt, s.friction(pr))
+}
+
+// ccdSeparation is the gap, as a fraction of h, that a CCD response leaves
+// between the two primitives at the end of the step: the new velocities act
+// over the whole step (x^{n+1} = x^n + Δt·v), so raising the relative normal
+// velocity to ccdSeparation·h/Δt moves the pair's separation along n from its
+// value s_0 ≥ 0 at x^n to s_0 + ccdSeparation·h at x^{n+1} (to first order in
+// the rotation of n), whatever the time of impact.
+const ccdSeparation = 0.01
+
+// collide is the response to a CCD collision (Bridson et al. §6.4: an
+// inelastic impulse with friction, from the current velocities, applied in
+// sequence over the collisions, Gauss–Seidel).
+func (s *Solver) collide(pr *pair) {
+	s.impulse(pr, ccdSeparation*s.p.Thickness/s.dt, s.friction(pr))
+}

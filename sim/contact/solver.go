@@ -1,0 +1,518 @@
+package contact
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"drape/sim/geom"
+	"drape/sim/parallel"
+)
+
+// Cloth is the cloth at the start of the step, per vertex slot (dead slots:
+// InvMass 0 and not referenced by live faces).
+type Cloth struct {
+	X       []geom.Vec3 // x^n, m
+	V       []geom.Vec3 // v^{n+½} on input; the collision-free velocity on output (x^{n+1} = x^n + Δt·V), m/s
+	InvMass []float64   // 1/m per slot, 1/kg; 0 = kinematic (pinned: it moves with its V and nothing pushes it)
+	Tris    [][3]int32  // face slots; t[0] < 0 marks a free slot (geom.Mesh convention)
+}
+
+// Body is an obstacle over the step, moving rigidly (or not at all) from
+// From to To.
+type Body struct {
+	Tris     [][3]int32  // outward CCW; nil for a half-space
+	From, To []geom.Vec3 // vertex positions at t^n and t^{n+1}, m
+	Static   bool        // From == To and unchanged since the previous call with this body index: its hash grid is reused
+	Friction float64     // Coulomb μ between this body and the cloth
+	// Half-space (ground) when Tris is nil: points with (p − Point)·Normal < 0
+	// are inside. Normal need not be unit. A half-space does not move.
+	Point, Normal geom.Vec3
+}
+
+// Stats reports what the last Resolve did.
+type Stats struct {
+	Proximity     int // cloth–body proximity pairs (vertex–face both ways, edge–edge, vertex–plane)
+	SelfProximity int // cloth–cloth proximity pairs
+	CCDHits       int // collisions found by all CCD passes, zone passes included
+	Iterations    int // CCD passes run (impulse passes + zone passes)
+	ZonePasses    int // impact-zone passes run
+	Zones         int // impact zones at the end
+	ZoneVertices  int // cloth vertices in them
+	Contacts      int // vertex–body contacts recorded (Contacts)
+	Time          time.Duration
+}
+
+// Contact is a vertex–body contact of the last Resolve, for Baraff–Witkin
+// resting-contact constraints in the next implicit solve: the cloth vertex
+// slot, the body index, the unit normal pointing out of the body, and the
+// normal impulse the body gave the vertex, N·s (≥ 0; 0 when the vertex was
+// within the thickness but already separating).
+type Contact struct {
+	Vertex  int32
+	Body    int
+	Normal  geom.Vec3
+	Impulse float64
+}
+
+// Pair kinds. In a pair, ids[k] names four points (cloth vertex slots, or
+// body vertex indices where bit k of bodyPts is set) and w[k] their signed
+// weights: the relative velocity of the contact is Σ w[k]·v[k] and an
+// impulse j along n changes v[k] by w[k]·j·n/m[k] (Bridson et al. §7.1,
+// with masses); Σ w = 0, so it conserves linear momentum.
+const (
+	pairVF    uint8 = iota // ids[0] vertex, ids[1:4] face; n from face to vertex
+	pairEE                 // ids[0:2] edge A, ids[2:4] edge B; n from A to B
+	pairPlane              // ids[0] cloth vertex against half-space body
+)
+
+type pair struct {
+	kind    uint8
+	bodyPts uint8 // bit k: ids[k] is a vertex of body `body`
+	body    int32 // −1 for cloth–cloth
+	ids     [4]int32
+	w       [4]float64
+	n       geom.Vec3
+	d       float64 // proximity: distance along n (negative when inside a body face); CCD: 0
+	t       float64 // CCD: time of impact in [0, 1]
+}
+
+// bodyState is what the solver keeps per body index between calls.
+type bodyState struct {
+	tris   [][3]int32 // the Tris the grid was built for (identity check)
+	nverts int
+	built  bool
+	owner  []uint8 // per face: bit k owns vertex k, bit 3+k owns edge k
+	g      grid
+	vel    []geom.Vec3 // (To − From)/Δt, zero when static
+	moving bool
+	fitted bool         // field below is valid for this call
+	field  [4]geom.Vec3 // affine velocity fit v(x) = field[0]·x.X + field[1]·x.Y + field[2]·x.Z + field[3]
+	normal []geom.Vec3  // outward unit face normals at t^n
+}
+
+// Solver runs the collision pipeline and keeps its work arrays, the static
+// bodies' grids and the results of the last call (Contacts, NearFaces) from
+// one Resolve to the next. A Solver is not safe for concurrent use.
+type Solver struct {
+	bodies []bodyState
+
+	// cloth topology, rebuilt every call (the mesh adapts)
+	vfStart []int32 // faces of vertex i: vfList[vfStart[i]:vfStart[i+1]]
+	vfList  []int32
+	owner   []uint8
+	self    grid
+	cellLen float64 // mean cloth edge length
+
+	// call state read by the parallel passes
+	c       *Cloth
+	bs      []Body
+	dt      float64
+	p       Params
+	delta   float64
+	mode    int // modeProximity or modeCCD
+	curBody int
+	chunk   [parallel.Chunks][]pair
+	pairs   []pair
+	detectB func(k, lo, hi int)
+	detectS func(k, lo, hi int)
+	detectP func(k, lo, hi int)
+
+	v0       []geom.Vec3 // input velocities, to restore on failure
+	contacts []Contact
+	nearV    []bool // vertices within h of something, last call
+	zones    zoneState
+	stats    Stats
+}
+
+const (
+	modeProximity = iota
+	modeCCD
+)
+
+// NewSolver returns a solver with no bodies cached.
+func NewSolver() *Solver {
+	s := &Solver{}
+	s.detectB = s.detectBodyChunk
+	s.detectS = s.detectSelfChunk
+	s.detectP = s.detectPlaneChunk
+	return s
+}
+
+// Contacts returns the vertex–body contacts of the last Resolve (proximity
+// pairs of a cloth vertex with a body face or a half-space), one per pair,
+// valid until the next Resolve.
+func (s *Solver) Contacts() []Contact { return s.contacts }
+
+// NearFaces returns dst (grown to the number of face slots of the last
+// Resolve) with true for every face slot that has a vertex within the
+// thickness of a body or, with self-collision on, of non-adjacent cloth at
+// x^n, or that took part in a CCD collision or an impact zone: adaptivity
+// must not flip or coarsen them (Bender & Deul §7, discussion). It marks
+// every face around such a vertex, a superset of the faces within h.
+func (s *Solver) NearFaces(dst []bool) []bool {
+	if s.c == nil {
+		return dst[:0]
+	}
+	nf := len(s.owner)
+	dst = grow(dst, nf)
+	clear(dst)
+	for v, near := range s.nearV {
+		if !near || v+1 >= len(s.vfStart) {
+			continue
+		}
+		for _, f := range s.vfList[s.vfStart[v]:s.vfStart[v+1]] {
+			dst[f] = true
+		}
+	}
+	return dst
+}
+
+// Resolve makes the velocities c.V collision-free over the step of length
+// dt, Bender & Deul §3 steps 4–5 and §6 after Bridson, Fedkiw & Anderson
+// 2002: (1) proximity at x^n within the thickness h, resolved by inelastic
+// and repulsion impulses with Coulomb friction (§7.1–7.2); (2) up to
+// p.CCDIterations passes of continuous collision detection on the linear
+// trajectories x^n → x^n + dt·V with impulses and friction (§6.4); (3)
+// impact zones (Provot 1997 §4; Tsiknis 2006 ch. 2 with EnrichedZones) for
+// what is left, repeated until a CCD pass finds nothing. The caller then
+// sets x^{n+1} = x^n + dt·V.
+//
+// It returns an error, with c.V restored to its input, for non-finite or
+// mismatched input and (wrapping ErrUnresolved) when collisions remain after
+// p.ZoneIterations zone passes. With p.Enabled false it does nothing.
+func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, error) {
+	start := time.Now()
+	s.stats = Stats{}
+	s.contacts = s.contacts[:0]
+	s.zones.active = false
+	if !p.Enabled {
+		s.c = nil
+		return s.stats, nil
+	}
+	if err := p.Validate(); err != nil {
+		return s.stats, err
+	}
+	if p.ZoneIterations == 0 {
+		p.ZoneIterations = 100
+	}
+	if err := checkInput(c, bodies, dt); err != nil {
+		return s.stats, err
+	}
+	s.c, s.bs, s.dt, s.p = c, bodies, dt, p
+	s.delta = 1e-3 * p.Thickness
+	s.v0 = grow(s.v0, len(c.V))
+	copy(s.v0, c.V)
+	s.nearV = grow(s.nearV, len(c.X))
+	clear(s.nearV)
+
+	s.clothTopology()
+	s.prepareBodies()
+
+	// (1) Proximity at x^n.
+	s.mode = modeProximity
+	s.detect()
+	for i := range s.pairs {
+		pr := &s.pairs[i]
+		s.markNear(pr)
+		if pr.body < 0 {
+			s.stats.SelfProximity++
+		} else {
+			s.stats.Proximity++
+		}
+		j := s.repulse(pr)
+		if pr.body >= 0 && pr.bodyPts&1 == 0 && (pr.kind == pairVF || pr.kind == pairPlane) {
+			s.contacts = append(s.contacts, Contact{Vertex: pr.ids[0], Body: int(pr.body), Normal: pr.n, Impulse: j})
+		}
+	}
+	s.stats.Contacts = len(s.contacts)
+
+	// (2) CCD with impulses.
+	s.mode = modeCCD
+	clean := false
+	for it := 0; it < p.CCDIterations; it++ {
+		s.detect()
+		s.stats.Iterations++
+		s.stats.CCDHits += len(s.pairs)
+		if len(s.pairs) == 0 {
+			clean = true
+			break
+		}
+		for i := range s.pairs {
+			s.markNear(&s.pairs[i])
+			s.collide(&s.pairs[i])
+		}
+	}
+
+	// (3) Impact zones.
+	if !clean {
+		s.zones.reset(len(c.X))
+		for it := 0; ; it++ {
+			s.detect()
+			s.stats.Iterations++
+			s.stats.CCDHits += len(s.pairs)
+			if len(s.pairs) == 0 {
+				break
+			}
+			if it == p.ZoneIterations {
+				copy(c.V, s.v0)
+				s.stats.Time = time.Since(start)
+				return s.stats, fmt.Errorf("%w: %d collisions left after %d zone passes", ErrUnresolved, len(s.pairs), it)
+			}
+			s.stats.ZonePasses++
+			for i := range s.pairs {
+				s.markNear(&s.pairs[i])
+				s.zones.add(s, &s.pairs[i])
+			}
+			s.zones.project(s)
+		}
+		s.stats.Zones, s.stats.ZoneVertices = s.zones.count()
+	}
+	for i := range c.V {
+		if !c.V[i].IsFinite() {
+			copy(c.V, s.v0)
+			return s.stats, fmt.Errorf("contact: velocity of vertex %d not finite after the collision response", i)
+		}
+	}
+	s.stats.Time = time.Since(start)
+	return s.stats, nil
+}
+
+// checkInput returns an error for mismatched lengths, out-of-range indices,
+// non-finite values or a non-positive step.
+func checkInput(c *Cloth, bodies []Body, dt float64) error {
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("contact: time step %g s: must be positive and finite", dt)
+	}
+	n := len(c.X)
+	if len(c.V) != n || len(c.InvMass) != n {
+		return fmt.Errorf("contact: cloth has %d positions, %d velocities and %d inverse masses", n, len(c.V), len(c.InvMass))
+	}
+	for i := 0; i < n; i++ {
+		if !c.X[i].IsFinite() || !c.V[i].IsFinite() {
+			return fmt.Errorf("contact: cloth vertex %d: position or velocity not finite", i)
+		}
+		if !(c.InvMass[i] >= 0) || math.IsInf(c.InvMass[i], 0) {
+			return fmt.Errorf("contact: cloth vertex %d: inverse mass %g", i, c.InvMass[i])
+		}
+	}
+	for f, t := range c.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for _, v := range t {
+			if v < 0 || int(v) >= n {
+				return fmt.Errorf("contact: cloth face %d: vertex %d out of range", f, v)
+			}
+		}
+	}
+	for b := range bodies {
+		bd := &bodies[b]
+		if bd.Tris == nil {
+			if !bd.Point.IsFinite() || !bd.Normal.IsFinite() || bd.Normal.Norm() == 0 {
+				return fmt.Errorf("contact: body %d: half-space point or normal not finite or zero", b)
+			}
+		} else {
+			if len(bd.From) != len(bd.To) {
+				return fmt.Errorf("contact: body %d: %d positions at t^n, %d at t^{n+1}", b, len(bd.From), len(bd.To))
+			}
+			for i := range bd.From {
+				if !bd.From[i].IsFinite() || !bd.To[i].IsFinite() {
+					return fmt.Errorf("contact: body %d: vertex %d not finite", b, i)
+				}
+			}
+			for f, t := range bd.Tris {
+				for _, v := range t {
+					if v < 0 || int(v) >= len(bd.From) {
+						return fmt.Errorf("contact: body %d face %d: vertex %d out of range", b, f, v)
+					}
+				}
+			}
+		}
+		if !(bd.Friction >= 0) || math.IsInf(bd.Friction, 0) {
+			return fmt.Errorf("contact: body %d: friction %g", b, bd.Friction)
+		}
+	}
+	return nil
+}
+
+// clothTopology builds the vertex→face table, the ownership of vertices and
+// edges (Bender & Deul §6: each vertex and edge belongs to exactly one
+// triangle, the lowest-numbered live face that holds it, so that each
+// primitive pair is tested once) and the mean edge length (the cell side of
+// the cloth's grid).
+func (s *Solver) clothTopology() {
+	c := s.c
+	nv, nf := len(c.X), len(c.Tris)
+	s.vfStart = grow(s.vfStart, nv+1)
+	clear(s.vfStart)
+	for _, t := range c.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for _, v := range t {
+			s.vfStart[v+1]++
+		}
+	}
+	for i := 1; i <= nv; i++ {
+		s.vfStart[i] += s.vfStart[i-1]
+	}
+	s.vfList = grow(s.vfList, int(s.vfStart[nv]))
+	// Fill in face order, so each vertex's list is sorted and its first
+	// face is its owner.
+	for f, t := range c.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for _, v := range t {
+			s.vfList[s.vfStart[v]] = int32(f)
+			s.vfStart[v]++
+		}
+	}
+	for i := nv; i > 0; i-- {
+		s.vfStart[i] = s.vfStart[i-1]
+	}
+	s.vfStart[0] = 0
+	s.owner = grow(s.owner, nf)
+	sum, cnt := 0.0, 0
+	for f, t := range c.Tris {
+		s.owner[f] = 0
+		if t[0] < 0 {
+			continue
+		}
+		var o uint8
+		for k := 0; k < 3; k++ {
+			if s.vfList[s.vfStart[t[k]]] == int32(f) {
+				o |= 1 << k
+			}
+			a, b := t[k], t[(k+1)%3]
+			// Edge (a, b) belongs to the lowest face holding both.
+			own := true
+			for _, g := range s.vfList[s.vfStart[a]:s.vfStart[a+1]] {
+				if g >= int32(f) {
+					break
+				}
+				u := c.Tris[g]
+				if u[0] == b || u[1] == b || u[2] == b {
+					own = false
+					break
+				}
+			}
+			if own {
+				o |= 1 << (3 + k)
+				sum += c.X[a].Sub(c.X[b]).Norm()
+				cnt++
+			}
+		}
+		s.owner[f] = o
+	}
+	s.cellLen = 0.01
+	if cnt > 0 && sum > 0 {
+		s.cellLen = sum / float64(cnt)
+	}
+}
+
+// prepareBodies caches each mesh body's ownership and normals, builds its
+// grid (once for a static body, every call for a moving one; cells over the
+// swept boxes From ∪ To, side the body's mean edge length) and its vertex
+// velocities.
+func (s *Solver) prepareBodies() {
+	for len(s.bodies) < len(s.bs) {
+		s.bodies = append(s.bodies, bodyState{})
+	}
+	for b := range s.bs {
+		bd, st := &s.bs[b], &s.bodies[b]
+		st.fitted = false
+		if bd.Tris == nil {
+			st.built, st.tris, st.moving = false, nil, false
+			continue
+		}
+		same := st.built && len(st.tris) == len(bd.Tris) && len(bd.Tris) > 0 && &st.tris[0] == &bd.Tris[0] && st.nverts == len(bd.From)
+		if !same {
+			st.owner = meshOwners(bd.Tris, len(bd.From), st.owner)
+			st.tris, st.nverts = bd.Tris, len(bd.From)
+		}
+		st.moving = !bd.Static
+		st.vel = grow(st.vel, len(bd.From))
+		if st.moving {
+			inv := 1 / s.dt
+			for i := range bd.From {
+				st.vel[i] = bd.To[i].Sub(bd.From[i]).Scale(inv)
+			}
+		} else if !same {
+			clear(st.vel)
+		}
+		if same && !st.moving {
+			continue
+		}
+		nf := len(bd.Tris)
+		st.g.lo = grow(st.g.lo, nf)
+		st.g.hi = grow(st.g.hi, nf)
+		st.normal = grow(st.normal, nf)
+		sum := 0.0
+		for f, t := range bd.Tris {
+			lo, hi := bd.From[t[0]], bd.From[t[0]]
+			for _, v := range t {
+				lo, hi = vmin(lo, vmin(bd.From[v], bd.To[v])), vmax(hi, vmax(bd.From[v], bd.To[v]))
+			}
+			st.g.lo[f], st.g.hi[f] = lo, hi
+			a, bb, cc := bd.From[t[0]], bd.From[t[1]], bd.From[t[2]]
+			st.normal[f] = bb.Sub(a).Cross(cc.Sub(a)).Unit()
+			sum += bb.Sub(a).Norm() + cc.Sub(bb).Norm() + a.Sub(cc).Norm()
+		}
+		cell := 0.01
+		if nf > 0 && sum > 0 {
+			cell = sum / float64(3*nf)
+		}
+		st.g.build(cell)
+		st.built = true
+	}
+}
+
+// meshOwners returns per face the ownership bits of a body mesh (lowest face
+// owns each vertex and edge). It allocates (a map of edges), once per body.
+func meshOwners(tris [][3]int32, nv int, dst []uint8) []uint8 {
+	dst = grow(dst, len(tris))
+	vOwned := make([]bool, nv)
+	edges := make(map[[2]int32]bool, 3*len(tris)/2)
+	for f, t := range tris {
+		var o uint8
+		for k := 0; k < 3; k++ {
+			if !vOwned[t[k]] {
+				vOwned[t[k]] = true
+				o |= 1 << k
+			}
+			a, b := t[k], t[(k+1)%3]
+			if a > b {
+				a, b = b, a
+			}
+			if !edges[[2]int32{a, b}] {
+				edges[[2]int32{a, b}] = true
+				o |= 1 << (3 + k)
+			}
+		}
+		dst[f] = o
+	}
+	return dst
+}
+
+func vmin(a, b geom.Vec3) geom.Vec3 {
+	return geom.Vec3{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y), Z: math.Min(a.Z, b.Z)}
+}
+
+func vmax(a, b geom.Vec3) geom.Vec3 {
+	return geom.Vec3{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y), Z: math.Max(a.Z, b.Z)}
+}
+
+// markNear flags the pair's cloth vertices for NearFaces.
+func (s *Solver) markNear(pr *pair) {
+	n := 4
+	if pr.kind == pairPlane {
+		n = 1
+	}
+	for k := 0; k < n; k++ {
+		if pr.bodyPts&(1<<k) == 0 {
+			s.nearV[pr.ids[k]] = true
+		}
+	}
+}
