@@ -146,7 +146,7 @@ func NewChecker(surfaces []Surface, planes []Plane) *Checker {
 // Report counts the problems Check found.
 type Report struct {
 	NonFinite     int    // cloth vertices with a NaN or infinite coordinate
-	Inside        int    // cloth vertices strictly inside an obstacle mesh or below a plane
+	Inside        int    // cloth vertices strictly inside an obstacle mesh or below a plane (each counted once)
 	ObstaclePairs int    // (cloth face, obstacle face) pairs that intersect
 	SelfPairs     int    // cloth face pairs sharing no vertex that intersect (when asked)
 	First         string // the first problem, for a test message; "" when none
@@ -188,19 +188,21 @@ func (c *Checker) Check(pos []geom.Vec3, tris [][3]int32, self bool) Report {
 			note("vertex %d at %v", v, p)
 			continue
 		}
+		in := false
 		for i, pl := range c.planes {
-			if BelowPlane(p, pl.Point, pl.Normal) {
-				r.Inside++
+			if !in && BelowPlane(p, pl.Point, pl.Normal) {
+				in = true
 				note("vertex %d at %v below plane %d", v, p, i)
-				break
 			}
 		}
 		for i, s := range c.surfaces {
-			if s.inside(p) {
-				r.Inside++
+			if !in && s.inside(p) {
+				in = true
 				note("vertex %d at %v inside obstacle %d", v, p, i)
-				break
 			}
+		}
+		if in {
+			r.Inside++
 		}
 	}
 	for i, s := range c.surfaces {
