@@ -225,3 +225,26 @@ func TestOBJErrors(t *testing.T) {
 		t.Errorf("quad: got pos=%v tris=%v", pos, tris)
 	}
 }
+
+// BenchmarkSignedDistance measures one query against the bunny (grid
+// search) and the analytic sphere, at points within 5 cm of the surface.
+func BenchmarkSignedDistance(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, o := range []*Obstacle{bunny(b), mustBuild(b, Spec{Kind: "sphere", Radius: 0.5})} {
+		verts, nrm := o.Vertices(0, nil), o.Normals(0, nil)
+		pts := make([]geom.Vec3, 1024)
+		for i := range pts {
+			k := r.IntN(len(verts))
+			pts[i] = verts[k].Add(nrm[k].Scale(0.1 * (r.Float64() - 0.5)))
+		}
+		b.Run(fmt.Sprintf("%s/tris=%d", o.Name(), len(o.Tris())), func(b *testing.B) {
+			b.ReportAllocs()
+			var sink float64
+			for i := 0; i < b.N; i++ {
+				d, _ := o.SignedDistance(pts[i%len(pts)], 0)
+				sink += d
+			}
+			_ = sink
+		})
+	}
+}

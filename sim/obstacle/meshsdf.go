@@ -165,11 +165,18 @@ func (m *meshSDF) cellOf(p geom.Vec3) [3]int {
 // triangle not yet seen lies entirely in such cells).
 func (m *meshSDF) distance(p geom.Vec3) (float64, geom.Vec3) {
 	pc := m.cellOf(p)
+	slack := 1e-9 * m.cell
 	best := math.Inf(1)
 	bestF, bestR := -1, 0
 	var bestC geom.Vec3
 	visit := func(x, y, z int) {
 		if x < 0 || y < 0 || z < 0 || x >= m.dims[0] || y >= m.dims[1] || z >= m.dims[2] {
+			return
+		}
+		// Skip a cell whose box is no closer than the best so far. The
+		// box is grown by slack because a triangle's cells come from a
+		// rounded division and may miss it by an ulp.
+		if cellDist2(p, m.lo.Add(geom.Vec3{X: float64(x), Y: float64(y), Z: float64(z)}.Scale(m.cell)), m.cell, slack) >= best {
 			return
 		}
 		c := (z*m.dims[1]+y)*m.dims[0] + x
@@ -201,11 +208,11 @@ func (m *meshSDF) distance(p geom.Vec3) (float64, geom.Vec3) {
 		for a := 0; a < 3; a++ {
 			if pc[a]-k-1 >= 0 { // unvisited cells below
 				edge := lo[a] + float64(pc[a]-k)*m.cell
-				bound = math.Min(bound, math.Max(0, pp[a]-edge))
+				bound = math.Min(bound, math.Max(0, pp[a]-edge-slack))
 			}
 			if pc[a]+k+1 < m.dims[a] { // unvisited cells above
 				edge := lo[a] + float64(pc[a]+k+1)*m.cell
-				bound = math.Min(bound, math.Max(0, edge-pp[a]))
+				bound = math.Min(bound, math.Max(0, edge-pp[a]-slack))
 			}
 		}
 		if math.IsInf(bound, 1) || best <= bound*bound {
@@ -239,6 +246,22 @@ func (m *meshSDF) distance(p geom.Vec3) (float64, geom.Vec3) {
 		return 0, n
 	}
 	return s * d, v.Scale(s / d)
+}
+
+// cellDist2 returns the squared distance from p to the cube
+// [lo − slack, lo + cell + slack]³.
+func cellDist2(p, lo geom.Vec3, cell, slack float64) float64 {
+	d := func(x, a float64) float64 {
+		switch {
+		case x < a-slack:
+			return a - slack - x
+		case x > a+cell+slack:
+			return x - a - cell - slack
+		}
+		return 0
+	}
+	dx, dy, dz := d(p.X, lo.X), d(p.Y, lo.Y), d(p.Z, lo.Z)
+	return dx*dx + dy*dy + dz*dz
 }
 
 // closestOnTriangle returns the point of triangle (a, b, c) closest to p
