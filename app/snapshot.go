@@ -1,12 +1,15 @@
 // Package app is drape's interactive viewer: the simulation goroutine
-// (simloop.go), the snapshot hand-over between it and the render loop
-// (snapshot.go), the render loop on the main OS thread (viewer.go), mouse
-// and keyboard interaction (input.go), the ImGui panels (panels.go) and the
-// --state file (state.go).
+// (simloop.go) running a cloth Model (model.go; the FEM cloth of Bender &
+// Deul 2012 through model_fem.go), the snapshot hand-over between it and
+// the render loop (snapshot.go), the render loop on the main OS thread
+// (viewer.go), the look and camera fit it shares with drape record
+// (view.go), mouse and keyboard interaction (input.go), the ImGui panels
+// (panels.go, whose parameter sliders come from the param tables of
+// sim/cloth) and the --state file (state.go).
 //
 // Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
 // main OS thread (package main locks it in init). The simulation runs in
-// one goroutine that alone touches the *cloth.Sim. They share exactly two
+// one goroutine that alone touches the Model. They share exactly two
 // things: a SnapshotBuffer (simulation → viewer, never blocking either
 // side) and the Loop's command queue (viewer → simulation, applied between
 // steps).
