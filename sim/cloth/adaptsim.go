@@ -103,6 +103,7 @@ func cascadeReserve(gmax int) int { return 2 * 3 * (gmax + 1) * (gmax + 1) }
 // AdaptStats describes the last adaptation.
 type AdaptStats struct {
 	Refined, Coarsened int           // successful Refine and Coarsen calls
+	HeldRemoved        int           // faces in contact that a cascade removed anyway (adapt.Adapter.HeldRemoved; 0 by design)
 	Duration           time.Duration // wall time: curvature, topology, updates and system rebuild
 }
 
@@ -214,9 +215,13 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 	ad.a.ResetChanges()
 	lim := ad.p.limits()
 	lim.MaxTris = max(1, lim.MaxTris-cascadeReserve(lim.GMax))
+	s.holdContacts()
 	r, c := ad.a.Adapt(ad.curv, lim)
-	s.applyChanges(ad.a.Changes())
-	ad.last = AdaptStats{Refined: r, Coarsened: c, Duration: time.Since(t0)}
+	ch := ad.a.Changes()
+	s.applyChanges(ch)
+	s.pushOut(ch.NewVerts)
+	s.ct.resolved = false
+	ad.last = AdaptStats{Refined: r, Coarsened: c, HeldRemoved: ad.a.HeldRemoved(), Duration: time.Since(t0)}
 	return ad.last, nil
 }
 

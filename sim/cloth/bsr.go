@@ -310,18 +310,23 @@ func (s *blockSystem) addEdge(m *geom.Mesh, e geom.Edge) {
 func (s *blockSystem) mulVec(y, x []geom.Vec3) {
 	parallel.ForChunks(s.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			var acc geom.Vec3
-			for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {
-				b := &s.val[k]
-				v := x[s.col[k]]
-				acc.X += b[0]*v.X + b[1]*v.Y + b[2]*v.Z
-				acc.Y += b[3]*v.X + b[4]*v.Y + b[5]*v.Z
-				acc.Z += b[6]*v.X + b[7]*v.Y + b[8]*v.Z
-			}
-			for k := s.oppPtr[i]; k < s.oppPtr[i+1]; k++ {
-				acc = acc.Add(x[s.oppCol[k]].Scale(s.oppVal[k]))
-			}
-			y[i] = acc
+			y[i] = s.mulRow(i, x)
 		}
 	})
+}
+
+// mulRow returns row i of A·x.
+func (s *blockSystem) mulRow(i int, x []geom.Vec3) geom.Vec3 {
+	var acc geom.Vec3
+	for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {
+		b := &s.val[k]
+		v := x[s.col[k]]
+		acc.X += b[0]*v.X + b[1]*v.Y + b[2]*v.Z
+		acc.Y += b[3]*v.X + b[4]*v.Y + b[5]*v.Z
+		acc.Z += b[6]*v.X + b[7]*v.Y + b[8]*v.Z
+	}
+	for k := s.oppPtr[i]; k < s.oppPtr[i+1]; k++ {
+		acc = acc.Add(x[s.oppCol[k]].Scale(s.oppVal[k]))
+	}
+	return acc
 }

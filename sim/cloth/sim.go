@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"drape/sim/contact"
 	"drape/sim/fem"
 	"drape/sim/geom"
 	"drape/sim/parallel"
@@ -62,11 +63,15 @@ type StepStats struct {
 	Assemble   time.Duration // element matrices, forces and the global system
 	Solve      time.Duration // PCG
 	Other      time.Duration // pins, integration, checks
+	Collide    time.Duration // collision handling (phase 4; zero without obstacles and self-collision)
 	Adapt      time.Duration // mesh adaptation (zero without adaptivity)
+	Contact    contact.Stats // what the collision phase did
 }
 
 // Total returns the wall time of the step.
-func (s StepStats) Total() time.Duration { return s.Assemble + s.Solve + s.Other + s.Adapt }
+func (s StepStats) Total() time.Duration {
+	return s.Assemble + s.Solve + s.Other + s.Collide + s.Adapt
+}
 
 // Sim is a cloth simulation: Bender & Deul's corotational orthotropic FEM
 // with isometric bending, advanced by linearly implicit Euler (§3–§4). The
@@ -116,7 +121,8 @@ type Sim struct {
 	rowKind     []uint8     // rowFree, rowNormal or rowFixed
 	rowN        []geom.Vec3 // with rowNormal: the unit normal of the prescribed direction
 
-	ad adaptState // adaptive refinement and coarsening (adaptsim.go)
+	ad adaptState   // adaptive refinement and coarsening (adaptsim.go)
+	ct contactState // obstacles, collisions and resting contact (contact.go)
 }
 
 // New returns a simulation of mesh m with parameters p, at rest with no
@@ -389,10 +395,20 @@ func (s *Sim) Step() (StepStats, error) {
 	st.Solve = time.Since(t2w)
 	s.averageVelocity()
 	err := s.checkVelocity(t1, st.Residual)
+	if err == nil && s.collides() {
+		tc := time.Now()
+		s.contactForces()
+		st.Contact, err = s.collide(t1)
+		if err == nil {
+			err = s.checkVelocity(t1, 0)
+		}
+		st.Collide = time.Since(tc)
+	}
 	if err == nil {
 		s.commit(t1)
+		s.commitContacts()
 	}
-	st.Other = time.Since(t0) - st.Assemble - st.Solve
+	st.Other = time.Since(t0) - st.Assemble - st.Solve - st.Collide
 	if err != nil {
 		return st, err
 	}

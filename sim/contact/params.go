@@ -3,7 +3,8 @@ package contact
 import (
 	"errors"
 	"fmt"
-	"math"
+
+	"drape/sim/param"
 )
 
 // ZoneMode selects the velocity space an impact zone is projected onto.
@@ -57,35 +58,47 @@ type Params struct {
 	Zones ZoneMode
 }
 
-// DefaultParams returns the defaults: on, self-collision on, h = 3 mm,
-// μ = 0.3, 5 CCD passes, at most 100 zone passes, enriched zones.
+// DefaultParams returns the defaults of Table: on, self-collision on,
+// h = 3 mm, μ = 0.3, 5 CCD passes, at most 100 zone passes, enriched zones.
 func DefaultParams() Params {
-	return Params{
-		Enabled:        true,
-		SelfCollision:  true,
-		Thickness:      0.003,
-		Friction:       0.3,
-		CCDIterations:  5,
-		ZoneIterations: 100,
-		Zones:          EnrichedZones,
-	}
+	var p Params
+	Table.SetDefaults(&p)
+	return p
 }
 
-// Validate returns an error naming the first field out of range.
-func (p Params) Validate() error {
-	switch {
-	case !(p.Thickness > 0) || math.IsInf(p.Thickness, 0):
-		return fmt.Errorf("contact: thickness %g m: must be positive and finite", p.Thickness)
-	case !(p.Friction >= 0) || math.IsInf(p.Friction, 0):
-		return fmt.Errorf("contact: friction %g: must be ≥ 0 and finite", p.Friction)
-	case p.CCDIterations < 1 || p.CCDIterations > 1000:
-		return fmt.Errorf("contact: CCD iterations %d: must be in [1, 1000]", p.CCDIterations)
-	case p.ZoneIterations < 0 || p.ZoneIterations > 100000:
-		return fmt.Errorf("contact: zone iterations %d: must be in [0, 100000]", p.ZoneIterations)
-	case p.Zones != RigidZones && p.Zones != EnrichedZones:
-		return fmt.Errorf("contact: zone mode %d: must be RigidZones or EnrichedZones", int(p.Zones))
-	}
-	return nil
+// Validate returns an error naming the first field out of the range Table
+// gives it (a *param.RangeError).
+func (p Params) Validate() error { return Table.Validate(&p) }
+
+// MarshalJSON writes p as a JSON object with Table's keys.
+func (p Params) MarshalJSON() ([]byte, error) { return Table.Encode(&p) }
+
+// UnmarshalJSON reads a JSON object with Table's keys over p; unknown keys
+// are a *param.UnknownKeyError.
+func (p *Params) UnmarshalJSON(data []byte) error { return Table.Decode(data, p) }
+
+// Table is the schema of Params: the "contact" block of scene files, saved
+// scenes and --state, and the viewer's Contact panel.
+var Table = param.Table[Params]{
+	{Key: "enabled", Label: "collisions", Doc: "collision handling on (obstacles and, with self_collision, the cloth itself)", Group: "Contact",
+		Default: 1, Bool: func(p *Params) *bool { return &p.Enabled }},
+	{Key: "self_collision", Label: "self-collision", Doc: "cloth–cloth pairs too (non-adjacent primitives)", Group: "Contact",
+		Default: 1, Bool: func(p *Params) *bool { return &p.SelfCollision }},
+	{Key: "thickness", Label: "h thickness", Unit: "m", Doc: "proximity distance h within which repulsion acts (Bridson et al. 2002 §7.1)", Group: "Contact",
+		Default: 0.003, Min: 1e-5, Max: 0.1, SliderMin: 0.0005, SliderMax: 0.02, Log: true, Format: "%.4f",
+		Float: func(p *Params) *float64 { return &p.Thickness }},
+	{Key: "friction", Label: "μ cloth–cloth", Doc: "Coulomb friction between cloth layers (each obstacle has its own)", Group: "Contact",
+		Default: 0.3, Min: 0, Max: 10, SliderMin: 0, SliderMax: 2, Format: "%.2f",
+		Float: func(p *Params) *float64 { return &p.Friction }},
+	{Key: "ccd_iterations", Label: "CCD passes", Doc: "passes of continuous collision detection with impulses before impact zones take over", Group: "Contact",
+		Default: 5, Min: 1, Max: 1000, SliderMin: 1, SliderMax: 20, Format: "%d",
+		Int: func(p *Params) *int { return &p.CCDIterations }},
+	{Key: "zone_iterations", Doc: "cap on the impact-zone passes; 0 means 100",
+		Default: 100, Min: 0, Max: 100000,
+		Int: func(p *Params) *int { return &p.ZoneIterations }},
+	{Key: "zones", Label: "zones: 0 rigid, 1 enriched", Doc: "impact zones: 0 rigid (Provot 1997), 1 enriched with three shear modes (Tsiknis 2006 ch. 2)", Group: "Contact",
+		Default: float64(EnrichedZones), Min: float64(RigidZones), Max: float64(EnrichedZones), SliderMin: 0, SliderMax: 1, Format: "%d",
+		Int: func(p *Params) *int { return (*int)(&p.Zones) }},
 }
 
 // ErrUnresolved is returned (wrapped) by Resolve when collisions remain

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 
 	"drape/sim/cloth"
+	"drape/sim/contact"
 	"drape/sim/geom"
+	"drape/sim/obstacle"
 )
 
 // sceneOut is the JSON form Encode writes: sceneJSON with the parameter
@@ -24,6 +26,8 @@ type sceneOut struct {
 	Camera      *Camera            `json:"camera,omitempty"`
 	Params      cloth.Params       `json:"params"`
 	Adapt       *cloth.AdaptParams `json:"adapt,omitempty"`
+	Obstacles   []obstacle.Spec    `json:"obstacles,omitempty"`
+	Contact     contact.Params     `json:"contact"`
 }
 
 // Encode returns the scene as indented JSON that ParseScene reads back to
@@ -38,7 +42,7 @@ func (s *Scene) Encode() ([]byte, error) {
 	out := sceneOut{
 		Name: s.Name, Description: s.Description, Duration: s.Duration,
 		Mesh: s.Mesh, Pins: s.Pins, Camera: s.Camera,
-		Params: s.Params, Adapt: s.Adapt,
+		Params: s.Params, Adapt: s.Adapt, Obstacles: s.Obstacles, Contact: s.Contact,
 	}
 	if s.Placement != (Placement{}) {
 		pl := s.Placement
@@ -60,27 +64,22 @@ func (s *Scene) Encode() ([]byte, error) {
 // the OS filesystem is rewritten relative to the new file's directory; a
 // scene whose OBJ mesh is embedded in the program cannot be saved.
 func (s *Scene) WriteFile(path string) error {
-	c := *s
+	c := s.Clone()
 	if s.Mesh.Kind == "obj" {
-		if s.objFS != nil {
-			return fmt.Errorf("saving scene %s: its mesh %s is built into the program, not a file", s.Name, s.Mesh.File)
-		}
-		file := s.Mesh.File
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(s.objDir, file)
-		}
-		abs, err := filepath.Abs(file)
+		file, err := s.relocate(s.Mesh.File, path)
 		if err != nil {
-			return fmt.Errorf("saving scene %s: %w", s.Name, err)
+			return err
 		}
-		dir, err := filepath.Abs(filepath.Dir(path))
-		if err != nil {
-			return fmt.Errorf("saving scene %s: %w", s.Name, err)
+		c.Mesh.File = file
+	}
+	for i, o := range c.Obstacles {
+		if o.File != "" {
+			file, err := s.relocate(o.File, path)
+			if err != nil {
+				return err
+			}
+			c.Obstacles[i].File = file
 		}
-		if rel, err := filepath.Rel(dir, abs); err == nil {
-			abs = rel
-		}
-		c.Mesh.File = abs
 	}
 	data, err := c.Encode()
 	if err != nil {
@@ -104,6 +103,30 @@ func (s *Scene) WriteFile(path string) error {
 	return nil
 }
 
+// relocate returns file (a mesh file named by the scene, relative to its
+// directory or absolute) relative to the directory of path, where the
+// scene is being saved.
+func (s *Scene) relocate(file, path string) (string, error) {
+	if s.objFS != nil {
+		return "", fmt.Errorf("saving scene %s: its mesh %s is built into the program, not a file", s.Name, file)
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(s.objDir, file)
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", fmt.Errorf("saving scene %s: %w", s.Name, err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return "", fmt.Errorf("saving scene %s: %w", s.Name, err)
+	}
+	if rel, err := filepath.Rel(dir, abs); err == nil {
+		abs = rel
+	}
+	return abs, nil
+}
+
 // PinEdit returns the pin entry that repeats, on a rebuilt scene, a pin the
 // user set on vertex v of mesh m at target (remove false) or removed
 // (remove true). The vertex is named by its material coordinates
@@ -122,6 +145,7 @@ func PinEdit(m *geom.Mesh, v int32, target geom.Vec3, remove bool) PinSpec {
 func (s *Scene) Clone() *Scene {
 	c := *s
 	c.Pins = append([]PinSpec(nil), s.Pins...)
+	c.Obstacles = append([]obstacle.Spec(nil), s.Obstacles...)
 	if s.Adapt != nil {
 		a := *s.Adapt
 		c.Adapt = &a

@@ -16,8 +16,10 @@ import (
 	"strings"
 
 	"drape/sim/cloth"
+	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/meshio"
+	"drape/sim/obstacle"
 	"drape/sim/param"
 )
 
@@ -33,6 +35,8 @@ type Scene struct {
 	Pins        []PinSpec
 	Params      cloth.Params       // DefaultParams overridden field by field by the file
 	Adapt       *cloth.AdaptParams // adaptive refinement; nil when the file has no "adapt" object
+	Obstacles   []obstacle.Spec    // what the cloth collides with (package obstacle documents each key)
+	Contact     contact.Params     // collision handling; contact.DefaultParams overridden field by field
 	Camera      *Camera            // the viewer's camera; nil: fit the view to the cloth
 
 	source string // file name for messages
@@ -129,6 +133,8 @@ type sceneJSON struct {
 	Camera      *Camera         `json:"camera"`
 	Params      json.RawMessage `json:"params"`
 	Adapt       json.RawMessage `json:"adapt"`
+	Obstacles   []obstacle.Spec `json:"obstacles"`
+	Contact     json.RawMessage `json:"contact"`
 }
 
 func vec3(a [3]float64) geom.Vec3 { return geom.Vec3{a[0], a[1], a[2]} }
@@ -219,7 +225,8 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 	s := &Scene{
 		Name: j.Name, Description: j.Description, Duration: j.Duration,
 		Mesh: j.Mesh, Placement: j.Placement, Pins: j.Pins, Camera: j.Camera,
-		Params: cloth.DefaultParams(), source: source,
+		Obstacles: j.Obstacles,
+		Params:    cloth.DefaultParams(), Contact: contact.DefaultParams(), source: source,
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(filepath.ToSlash(source)), ".json")
@@ -233,6 +240,9 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 		s.Adapt = &p
+	}
+	if err := decodeBlock(data, "contact", j.Contact, contact.Table, &s.Contact); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -397,6 +407,14 @@ func (s *Scene) Validate() error {
 		if err := s.Adapt.Validate(); err != nil {
 			return fmt.Errorf("adapt: %w", err)
 		}
+	}
+	for i, o := range s.Obstacles {
+		if err := o.Validate(); err != nil {
+			return fmt.Errorf("obstacles[%d]: %w", i, err)
+		}
+	}
+	if err := s.Contact.Validate(); err != nil {
+		return fmt.Errorf("contact: %w", err)
 	}
 	if s.Camera != nil {
 		if err := s.Camera.validate(); err != nil {
@@ -635,7 +653,33 @@ func (s *Scene) Build() (*cloth.Sim, error) {
 			return nil, fmt.Errorf("scene %s: adapt: %w", s.Name, err)
 		}
 	}
+	obs, err := s.BuildObstacles()
+	if err != nil {
+		return nil, err
+	}
+	sim.SetObstacles(obs)
+	if err := sim.SetContactParams(s.Contact); err != nil {
+		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
+	}
 	return sim, nil
+}
+
+// BuildObstacles returns the scene's obstacles, with mesh files resolved
+// relative to the scene file (or inside the program for built-in scenes).
+func (s *Scene) BuildObstacles() ([]*obstacle.Obstacle, error) {
+	obs := make([]*obstacle.Obstacle, len(s.Obstacles))
+	for i, spec := range s.Obstacles {
+		var err error
+		if s.objFS != nil {
+			obs[i], err = spec.BuildFS(s.objFS, s.objDir)
+		} else {
+			obs[i], err = spec.Build(s.objDir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("scene %s: obstacles[%d]: %w", s.Name, i, err)
+		}
+	}
+	return obs, nil
 }
 
 // selectVertices returns the live vertex slots a pin entry selects, in

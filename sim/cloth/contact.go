@@ -1,0 +1,272 @@
+package cloth
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"drape/sim/contact"
+	"drape/sim/geom"
+	"drape/sim/obstacle"
+)
+
+// contactState couples the collision pipeline (package contact) and the
+// obstacles (package obstacle) to the step: Bender & Deul §3 steps 4–6
+// and §6, with Baraff & Witkin's one-direction filter for resting contact.
+type contactState struct {
+	p         contact.Params
+	obstacles []*obstacle.Obstacle
+	solver    *contact.Solver
+	bodies    []contact.Body
+	moved     []bool    // per obstacle: it moved during the previous step (its grid is stale)
+	invMass   []float64 // per vertex slot, 1/kg; 0 for pinned and free slots
+	near      []bool    // per face slot: in contact at the last Resolve (adaptivity holds them)
+	resolved  bool      // a Resolve ran since the last adaptation: near is valid
+
+	// Resting contacts (Baraff & Witkin 1998 §5.3): vertices held along a
+	// body's normal during the next solve. body[v] is the body index of
+	// constrained vertex slot v; release[v] marks a vertex whose
+	// constraint force pulled towards the body in the last solve.
+	body        []int32
+	release     []bool
+	nextNormal  []geom.Vec3 // proposed constraints of the step in progress
+	nextVertex  []int32
+	nextBody    []int32
+	impulseSum  float64 // Σ normal constraint impulses of the last step, N·s (rest contact force × Δt)
+	frictionSum float64
+}
+
+// ContactParams returns the collision settings in force.
+func (s *Sim) ContactParams() contact.Params { return s.ct.p }
+
+// SetContactParams validates p and applies it from the next step on.
+func (s *Sim) SetContactParams(p contact.Params) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("invalid contact parameters: %w", err)
+	}
+	s.ct.p = p
+	if !p.Enabled {
+		s.ct.resolved = false
+		s.unconstrain()
+	}
+	return nil
+}
+
+// SetObstacles replaces the obstacles the cloth collides with. The Sim
+// keeps the pointers: the caller may move an obstacle with SetOffset
+// between steps (the viewer's drag), which the next step sees as motion.
+func (s *Sim) SetObstacles(obs []*obstacle.Obstacle) {
+	s.ct.obstacles = append(s.ct.obstacles[:0], obs...)
+	s.ct.bodies = make([]contact.Body, len(obs))
+	s.ct.moved = make([]bool, len(obs))
+	for k := range s.ct.moved {
+		s.ct.moved[k] = true // build every grid on the first step
+	}
+	s.ct.solver = nil
+	s.ct.resolved = false
+	s.unconstrain()
+}
+
+// Obstacles returns the obstacles (shared; see SetObstacles).
+func (s *Sim) Obstacles() []*obstacle.Obstacle { return s.ct.obstacles }
+
+// LastContacts returns the vertex–body contacts of the last step (valid
+// until the next step).
+func (s *Sim) LastContacts() []contact.Contact {
+	if s.ct.solver == nil {
+		return nil
+	}
+	return s.ct.solver.Contacts()
+}
+
+// RestingImpulse returns the sum of the normal impulses the resting-contact
+// constraints exerted during the last step, N·s: divided by Δt, the force
+// the obstacles carry (the cloth's weight when it lies at rest).
+func (s *Sim) RestingImpulse() float64 { return s.ct.impulseSum }
+
+// collides reports whether the collision phase has anything to do.
+func (s *Sim) collides() bool {
+	c := &s.ct
+	return c.p.Enabled && (len(c.obstacles) > 0 || c.p.SelfCollision)
+}
+
+// contactForces runs after the solve (phase 2), for the vertices held by
+// resting-contact constraints: the constraint's normal impulse
+// λ = n·(A·Δv − b)_i (Baraff & Witkin 1998 §5.3: the residual the filter
+// removed) is the body's push. A negative λ pulls the cloth onto the
+// body: the constraint is released for the next step. A positive λ is
+// the normal impulse of Coulomb friction, |Δv_t| ≤ μ·λ/m, applied to the
+// tangential velocity relative to the body (static bodies only carry
+// constraints), because the constrained vertex no longer approaches the
+// body and the collision phase would see no normal impulse to base
+// friction on.
+func (s *Sim) contactForces() {
+	c := &s.ct
+	c.impulseSum, c.frictionSum = 0, 0
+	if len(s.constrained) == 0 {
+		return
+	}
+	c.release = growTo(c.release, len(s.Mesh.Pos))
+	sys := s.sys
+	for _, v := range s.constrained {
+		i := sys.row[v]
+		if i < 0 {
+			continue
+		}
+		n := s.normal[v]
+		lambda := n.Dot(sys.mulRow(int(i), s.rowDv).Sub(s.rhs[i]))
+		if lambda < 0 {
+			c.release[v] = true
+			continue
+		}
+		c.impulseSum += lambda
+		b := c.body[v]
+		if b < 0 || int(b) >= len(c.obstacles) {
+			continue
+		}
+		mu := c.obstacles[b].Friction
+		vh := s.vHalf[v]
+		vt := vh.Sub(n.Scale(n.Dot(vh)))
+		speed := vt.Norm()
+		if speed == 0 {
+			continue
+		}
+		dvMax := mu * lambda * c.invMass[v]
+		if dvMax >= speed {
+			s.vHalf[v] = vh.Sub(vt)
+		} else {
+			s.vHalf[v] = vh.Sub(vt.Scale(dvMax / speed))
+		}
+		c.frictionSum += math.Min(dvMax, speed) / c.invMass[v]
+	}
+}
+
+// collide is phase 4's collision handling on v^{n+½} (Bender & Deul §6):
+// the obstacles' surfaces at t^n and t1, the cloth's masses, one
+// contact.Resolve, and the resting-contact constraints proposed for the
+// next step (applied by commit). On error vHalf is as it was.
+func (s *Sim) collide(t1 float64) (contact.Stats, error) {
+	c := &s.ct
+	m := s.Mesh
+	if c.solver == nil {
+		c.solver = contact.NewSolver()
+	}
+	t0 := s.Time
+	for k, o := range c.obstacles {
+		b := &c.bodies[k]
+		b.Friction = o.Friction
+		if o.Kind == obstacle.Plane {
+			b.Point, b.Normal = o.Plane(t1)
+			b.Tris, b.From, b.To = nil, b.From[:0], b.To[:0]
+			continue
+		}
+		moving := o.Moving()
+		b.Tris = o.Tris()
+		if moving || c.moved[k] || len(b.From) == 0 {
+			b.From = o.VerticesAt(o.SettledPose(t0), b.From)
+			b.To = o.Vertices(t1, b.To)
+		}
+		b.Static = !moving && !c.moved[k]
+	}
+	c.invMass = growTo(c.invMass, len(m.Pos))
+	for i := range m.Pos {
+		if !m.VertAlive[i] || s.fixed[i] || s.area[i] <= 0 {
+			c.invMass[i] = 0
+		} else {
+			c.invMass[i] = 1 / (s.params.Density * s.area[i])
+		}
+	}
+	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: c.invMass, Tris: m.Tris}
+	st, err := c.solver.Resolve(&cl, c.bodies, s.params.Dt, c.p)
+	if err != nil {
+		if errors.Is(err, contact.ErrUnresolved) {
+			return st, fmt.Errorf("step %d at t=%.3f s: %w", s.Steps+1, t1, err)
+		}
+		return st, fmt.Errorf("step %d at t=%.3f s: collisions: %v: %w", s.Steps+1, t1, err, ErrUnstable)
+	}
+	c.resolved = true
+
+	// Resting contacts for the next solve: vertex–body contacts with a
+	// static body that pushed (or that were held already), unless the
+	// last solve's constraint force pulled.
+	c.nextVertex, c.nextNormal, c.nextBody = c.nextVertex[:0], c.nextNormal[:0], c.nextBody[:0]
+	c.body = growTo(c.body, len(m.Pos))
+	c.release = growTo(c.release, len(m.Pos))
+	for _, ct := range c.solver.Contacts() {
+		v := ct.Vertex
+		if s.fixed[v] || c.release[v] || ct.Body < 0 || ct.Body >= len(c.obstacles) {
+			continue
+		}
+		if c.obstacles[ct.Body].Moving() || c.moved[ct.Body] {
+			continue // a moving body pushes through the collision phase only
+		}
+		held := s.normal[v] != (geom.Vec3{})
+		if ct.Impulse > 0 || held {
+			c.nextVertex = append(c.nextVertex, v)
+			c.nextNormal = append(c.nextNormal, ct.Normal)
+			c.nextBody = append(c.nextBody, int32(ct.Body))
+		}
+	}
+	return st, nil
+}
+
+// commitContacts makes the proposed constraints those of the next step,
+// and lets the obstacles settle at their new poses (end of phase 5).
+func (s *Sim) commitContacts() {
+	c := &s.ct
+	for k, o := range c.obstacles {
+		c.moved[k] = o.Moving()
+		o.Settle()
+	}
+	if !s.collides() {
+		return
+	}
+	for _, v := range s.constrained {
+		c.release[v] = false
+	}
+	s.unconstrain()
+	for k, v := range c.nextVertex {
+		s.constrain(v, c.nextNormal[k], 0)
+		c.body[v] = c.nextBody[k]
+	}
+}
+
+// pushOut moves the vertices that adaptation created out of the
+// obstacles, to half the contact thickness from the surface, and removes
+// their velocity into it: a vertex inserted at a face's centroid lies on
+// the chord, which for a face wrapped over a curved obstacle is inside it
+// (by L²/8R, 0.4 mm for 4 cm faces on a 0.5 m sphere). Bender & Deul §7
+// leave this open; issue: "a vertex inserted by refinement starts outside
+// every obstacle".
+func (s *Sim) pushOut(newVerts []int32) {
+	c := &s.ct
+	if !s.collides() || len(c.obstacles) == 0 {
+		return
+	}
+	m := s.Mesh
+	h := c.p.Thickness / 2
+	for _, v := range newVerts {
+		for _, o := range c.obstacles {
+			d, n := o.SignedDistance(m.Pos[v], s.Time)
+			if d >= h {
+				continue
+			}
+			m.Pos[v] = m.Pos[v].Add(n.Scale(h - d))
+			if vn := n.Dot(m.Vel[v]); vn < 0 && !o.Moving() {
+				m.Vel[v] = m.Vel[v].Sub(n.Scale(vn))
+			}
+		}
+	}
+}
+
+// holdContacts tells the adapter which faces are in contact, so that it
+// neither flips nor coarsens them (Bender & Deul §7, discussion).
+func (s *Sim) holdContacts() {
+	c := &s.ct
+	if !s.collides() || !c.resolved || c.solver == nil {
+		s.ad.a.Hold(nil)
+		return
+	}
+	c.near = c.solver.NearFaces(c.near)
+	s.ad.a.Hold(c.near)
+}

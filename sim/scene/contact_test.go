@@ -1,0 +1,87 @@
+package scene
+
+import (
+	"testing"
+	"time"
+
+	"drape/sim/cloth"
+	"drape/sim/internal/exact"
+	"drape/sim/obstacle"
+)
+
+// checker builds the exact intersection oracle (sim/internal/exact,
+// written independently of the collision code) for the obstacles of sim at
+// time t: their collision meshes and half-spaces.
+func checker(sim *cloth.Sim, t float64) *exact.Checker {
+	var surfs []exact.Surface
+	var planes []exact.Plane
+	for _, o := range sim.Obstacles() {
+		if o.Kind == obstacle.Plane {
+			p, n := o.Plane(t)
+			planes = append(planes, exact.Plane{Point: p, Normal: n})
+			continue
+		}
+		surfs = append(surfs, exact.Surface{Pos: o.Vertices(t, nil), Tris: o.Tris()})
+	}
+	return exact.NewChecker(surfs, planes)
+}
+
+// contactRun is one scene's intersection-free run: steps steps (fewer
+// under -short), checked every `every` steps by the exact oracle.
+type contactRun struct {
+	name         string
+	steps, short int
+	every        int
+}
+
+// TestContactScenesIntersectionFree runs the contact scenes and checks,
+// with the exact oracle, that no cloth vertex is inside an obstacle, no
+// cloth triangle crosses an obstacle triangle and (self-collision on) no
+// two cloth triangles that share no vertex intersect, at every checked
+// step. It also reports the collision share of the step time.
+func TestContactScenesIntersectionFree(t *testing.T) {
+	runs := []contactRun{
+		{"sphere-adaptive", 1200, 200, 10},
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			sc, err := LoadScene(sceneAssets, r.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := sc.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := r.steps
+			if testing.Short() {
+				steps = r.short
+			}
+			self := sc.Contact.SelfCollision
+			var total, collide time.Duration
+			minTris, maxTris := sim.Mesh.NumTris(), sim.Mesh.NumTris()
+			for i := 1; i <= steps; i++ {
+				st, err := sim.Step()
+				if err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				total += st.Total()
+				collide += st.Collide
+				if n := sim.LastAdapt().HeldRemoved; n != 0 {
+					t.Errorf("step %d: adaptation removed %d faces in contact", i, n)
+				}
+				nt := sim.Mesh.NumTris()
+				minTris, maxTris = min(minTris, nt), max(maxTris, nt)
+				if i%r.every != 0 && i != steps {
+					continue
+				}
+				rep := checker(sim, sim.Time).Check(sim.Mesh.Pos, sim.Mesh.Tris, self)
+				if !rep.OK() {
+					t.Fatalf("step %d (t=%.3f s): %v", i, sim.Time, rep)
+				}
+			}
+			t.Logf("%d steps: triangles %d–%d, collision share %.1f %% of %.1f ms/step",
+				steps, minTris, maxTris, 100*float64(collide)/float64(total), float64(total.Milliseconds())/float64(steps))
+		})
+	}
+}
