@@ -42,6 +42,14 @@ type contactRun struct {
 func TestContactScenesIntersectionFree(t *testing.T) {
 	runs := []contactRun{
 		{"sphere-adaptive", 1200, 200, 10},
+		{"ground", 600, 150, 10},
+		{"ground-angled", 800, 150, 10},
+		{"drape-box", 1000, 150, 10},
+		{"tablecloth", 800, 120, 10},
+		{"bunny", 800, 120, 10},
+		{"drop-pile", 800, 150, 10},
+		{"fold", 800, 150, 10},
+		{"two-sheets", 800, 150, 10},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {

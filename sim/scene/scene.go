@@ -62,6 +62,7 @@ type Placement struct {
 	Orientation string     `json:"orientation,omitempty"` // "vertical" (default) or "horizontal"
 	Ripple      float64    `json:"ripple,omitempty"`      // out-of-plane perturbation amplitude, m; 0 for none
 	Wavelength  float64    `json:"wavelength,omitempty"`  // ripple wavelength along material X, m; 0 means 0.1 m
+	Tilt        float64    `json:"tilt,omitempty"`        // rotation about the world X axis through origin after orientation, degrees, in [−180, 180]
 }
 
 // PinSpec pins a set of vertices, optionally along a scripted path
@@ -163,7 +164,8 @@ const maxSceneBytes = 4 << 20
 //	                                   //   in the xy-plane with y up; "horizontal": → (x, 0, −y),
 //	                                   //   lying in the xz-plane, normal +y; default vertical
 //	    "ripple": 0.002,               // adds ripple·sin(2π·x/wavelength) along the normal, m
-//	    "wavelength": 0.1              // m, default 0.1
+//	    "wavelength": 0.1,             // m, default 0.1
+//	    "tilt": 30                     // rotation about world X through origin, degrees
 //	  },
 //	  "pins": [ {                      // later entries override earlier ones for a vertex
 //	    "select": "top-row",           // top-row | bottom-row | left-column | right-column |
@@ -374,8 +376,8 @@ func (s *Scene) Validate() error {
 		if m.File == "" {
 			return fmt.Errorf("mesh.file is required for mesh.kind \"obj\"")
 		}
-		if s.Placement.Orientation != "" || s.Placement.Ripple != 0 {
-			return fmt.Errorf("placement.orientation and placement.ripple apply to generated meshes only, not to mesh.kind \"obj\"")
+		if s.Placement.Orientation != "" || s.Placement.Ripple != 0 || s.Placement.Tilt != 0 {
+			return fmt.Errorf("placement.orientation, placement.ripple and placement.tilt apply to generated meshes only, not to mesh.kind \"obj\"")
 		}
 	default:
 		return fmt.Errorf("mesh.kind must be \"grid\", \"staggered\", \"irregular\" or \"obj\", got %q", m.Kind)
@@ -391,6 +393,9 @@ func (s *Scene) Validate() error {
 	}
 	if !(p.Ripple >= 0) || !finite(p.Ripple) {
 		return fmt.Errorf("placement.ripple must be non-negative and finite, got %v m", p.Ripple)
+	}
+	if !(p.Tilt >= -180 && p.Tilt <= 180) {
+		return fmt.Errorf("placement.tilt must be in [-180, 180] degrees, got %v", p.Tilt)
 	}
 	if !(p.Wavelength >= 0) || !finite(p.Wavelength) {
 		return fmt.Errorf("placement.wavelength must be non-negative and finite, got %v m", p.Wavelength)
@@ -582,12 +587,14 @@ func (s *Scene) BuildMesh() (*geom.Mesh, error) {
 	if lambda == 0 {
 		lambda = 0.1
 	}
+	sin, cos := math.Sincos(s.Placement.Tilt * math.Pi / 180)
 	for i, r := range m.Rest {
 		w := s.Placement.Ripple * math.Sin(2*math.Pi*r.X/lambda)
 		p := geom.Vec3{r.X, r.Y, w} // vertical
 		if s.Placement.Orientation == "horizontal" {
 			p = geom.Vec3{r.X, w, -r.Y}
 		}
+		p.Y, p.Z = cos*p.Y-sin*p.Z, sin*p.Y+cos*p.Z
 		m.Pos[i] = origin.Add(p)
 	}
 	return m, nil
