@@ -291,9 +291,17 @@ type liveViewer struct {
 // and extra args; it is killed at the end of the test if still running.
 func startViewer(t *testing.T, state string, args ...string) *liveViewer {
 	t.Helper()
+	return startViewerIn(t, "", state, args...)
+}
+
+// startViewerIn is startViewer with working directory dir ("" for the
+// test's).
+func startViewerIn(t *testing.T, dir, state string, args ...string) *liveViewer {
+	t.Helper()
 	os.Remove(state)
 	v := &liveViewer{t: t, state: state, stderr: &bytes.Buffer{}, exited: make(chan struct{})}
 	v.cmd = exec.Command(viewerBinary(t), append([]string{"view", "--scene", "hanging", "--state", state, "--state-every", "3"}, args...)...)
+	v.cmd.Dir = dir
 	v.cmd.Stderr = v.stderr
 	if err := v.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 
 	"drape/assets"
 	"drape/render"
-	"drape/sim/adapt"
 	"drape/sim/cloth"
+	"drape/sim/param"
 	"drape/sim/scene"
 )
 
@@ -37,9 +37,14 @@ type uiAction struct {
 	params                                   *cloth.Params // new parameters, whole value
 	speed                                    *float64      // new real-time factor target
 	scene                                    string        // scene to load
+	save                                     bool          // save the running scene to uiState.saveFile (Ctrl+S)
 
 	adapt *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
 }
+
+// defaultSaveFile is where Save scene writes when the file box is empty,
+// relative to the working directory.
+const defaultSaveFile = "saved-scene.json"
 
 // toggles are the display switches.
 type toggles struct {
@@ -55,13 +60,15 @@ type uiState struct {
 	toggles toggles
 	crange  colorRange
 
-	params        cloth.Params // the sliders' copy; re-synced from snapshots unless an edit is pending
-	pending       bool         // params were sent and not yet seen in a snapshot
+	params        cloth.Params // the sliders' copy; re-synced from snapshots once every sent edit is answered
+	editsSent     uint64       // CmdSetParams and CmdSetAdapt sent; compared with Snapshot.EditSeq
+	lastEditSeq   uint64       // Snapshot.EditSeq last seen, to report each rejection once
 	speed         float32      // real-time factor target shown
 	asFast        bool
 	speedSynced   bool
 	scenes        []string
 	sceneFile     string
+	saveFile      string // where Save scene writes; defaultSaveFile when empty
 	message       string // last command error, shown in red until dismissed
 	messageIsErr  bool
 	messageLog    []string
@@ -115,11 +122,16 @@ func setupStyle(io imgui.IO, scale float32) {
 // event records a Loop event for display.
 func (u *uiState) event(e Event) {
 	if e.Err != nil {
-		u.message, u.messageIsErr = e.Err.Error(), true
-		u.pending = false
+		u.say(e.Err.Error(), true)
 	} else {
-		u.message, u.messageIsErr = e.Info, false
+		u.say(e.Info, false)
 	}
+}
+
+// say shows msg in the message line (red when isErr) and logs it for
+// --state.
+func (u *uiState) say(msg string, isErr bool) {
+	u.message, u.messageIsErr = msg, isErr
 	u.messageLog = append(u.messageLog, u.message)
 	if n := len(u.messageLog); n > 100 { // keep the last 100 for --state
 		u.messageLog = append(u.messageLog[:0], u.messageLog[n-100:]...)
@@ -135,12 +147,16 @@ func (u *uiState) observe(s *Snapshot) {
 		u.histTime, u.histTris, u.histMs = u.histTime[:0], u.histTris[:0], u.histMs[:0]
 		u.histEvery, u.histSkip = 1, 0
 		u.lastHistSteps = -1
-		u.pending = false
 	}
-	if u.pending && s.Params == u.params {
-		u.pending = false
+	if s.EditSeq != u.lastEditSeq {
+		u.lastEditSeq = s.EditSeq
+		if s.EditErr != "" {
+			u.say(s.EditErr, true)
+		}
 	}
-	if !u.pending && !imgui.IsAnyItemActive() {
+	// Re-sync once every sent edit is answered: an accepted edit is then
+	// in s.Params, a rejected one is replaced by the values in force.
+	if s.EditSeq >= u.editsSent && !imgui.IsAnyItemActive() {
 		u.params = s.Params
 	}
 	if !u.speedSynced {
@@ -381,6 +397,13 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 	if imgui.Button("Load") && u.sceneFile != "" {
 		a.scene = u.sceneFile
 	}
+	imgui.InputTextWithHint("save as", defaultSaveFile, &u.saveFile)
+	u.mark("save file")
+	imgui.SameLine()
+	if imgui.Button("Save scene…") {
+		a.save = true
+	}
+	u.mark("save scene")
 	label := "Pause (Space)"
 	if s.Stats.Paused {
 		label = "Play (Space)"
@@ -413,43 +436,64 @@ func sliderF64(label string, v *float64, lo, hi float32, format string, log bool
 	return false
 }
 
+// tableControls draws a control for every field of table t in the
+// sidebar group, editing v, and reports a change: a slider over the field's
+// slider range for numbers, a checkbox for booleans (vectors have none).
+// after, if not nil, is called after each control with the field's key,
+// for notes and widget marks that belong to one field.
+func tableControls[T any](t param.Table[T], group string, v *T, after func(key string)) bool {
+	ch := false
+	for _, f := range t.Group(group) {
+		label := f.Name()
+		switch {
+		case f.Float != nil:
+			ch = sliderF64(label, f.Float(v), float32(f.SliderMin), float32(f.SliderMax), f.Format, f.Log) || ch
+		case f.Int != nil:
+			i := int32(*f.Int(v))
+			flags := imgui.SliderFlagsAlwaysClamp
+			if f.Log {
+				flags |= imgui.SliderFlagsLogarithmic
+			}
+			if imgui.SliderIntV(label, &i, int32(f.SliderMin), int32(f.SliderMax), f.Format, flags) {
+				*f.Int(v), ch = int(i), true
+			}
+		case f.Bool != nil:
+			ch = imgui.Checkbox(label, f.Bool(v)) || ch
+		}
+		if after != nil {
+			after(f.Key)
+		}
+	}
+	return ch
+}
+
+// materialPanel edits the fields of cloth.ParamTable in group "Material".
 func (u *uiState) materialPanel(a *uiAction) {
 	if !imgui.CollapsingHeaderV("Material", imgui.TreeNodeFlagsDefaultOpen) {
 		return
 	}
 	p := u.params
-	ch := false
-	ch = sliderF64("E_x weft (N/m)", &p.YoungX, 1, 1e5, "%.0f", true) || ch
-	ch = sliderF64("E_y warp (N/m)", &p.YoungY, 1, 1e5, "%.0f", true) || ch
-	ch = sliderF64("E_s shear (N/m)", &p.Shear, 1, 1e5, "%.0f", true) || ch
-	ch = sliderF64("ν_xy", &p.PoissXY, 0, 0.95, "%.2f", false) || ch
-	ch = sliderF64("ν_yx", &p.PoissYX, 0, 0.95, "%.2f", false) || ch
-	ch = sliderF64("ρ density (kg/m²)", &p.Density, 0.005, 2, "%.3f", true) || ch
-	ch = sliderF64("k_b bending (N·m)", &p.Bending, 0, 1e-2, "%.1e", true) || ch
-	ch = sliderF64("α_M damping (1/s)", &p.DampMass, 0, 5, "%.3f", true) || ch
-	ch = sliderF64("α_K damping (s)", &p.DampStiff, 0, 0.05, "%.4f", true) || ch
-	if ch {
+	if tableControls(cloth.ParamTable, "Material", &p, nil) {
 		u.sendParams(p, a)
 	}
 }
 
+// sendParams sends the whole parameter value; the sliders keep showing it
+// until the simulation answers (Snapshot.EditSeq).
 func (u *uiState) sendParams(p cloth.Params, a *uiAction) {
-	u.params, u.pending = p, true
+	u.params = p
+	u.editsSent++
 	a.params = &p
 }
 
+// solverPanel edits the fields of cloth.ParamTable in group "Solver" and
+// the pacing.
 func (u *uiState) solverPanel(a *uiAction) {
 	if !imgui.CollapsingHeaderV("Solver", imgui.TreeNodeFlagsDefaultOpen) {
 		return
 	}
 	p := u.params
-	ch := sliderF64("Δt time step (s)", &p.Dt, 0.0002, 0.02, "%.4f", true)
-	ch = sliderF64("PCG tolerance", &p.Tolerance, 1e-6, 0.1, "%.1e", true) || ch
-	it := int32(p.MaxIter)
-	if imgui.SliderIntV("PCG iteration cap", &it, 5, 2000, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
-		p.MaxIter, ch = int(it), true
-	}
-	if ch {
+	if tableControls(cloth.ParamTable, "Solver", &p, nil) {
 		u.sendParams(p, a)
 	}
 	changed := imgui.Checkbox("as fast as possible", &u.asFast)
@@ -522,7 +566,6 @@ func (u *uiState) displayPanel(a *uiAction) {
 // settings and how many CmdSetAdapt it has sent.
 type adaptUI struct {
 	edit  cloth.AdaptParams // the controls' copy; re-synced from snapshots once every sent edit is answered
-	sent  uint64            // edits sent; compared with Snapshot.AdaptSeq
 	scene string            // scene the section's open state was set for
 }
 
@@ -543,7 +586,7 @@ func shownAdapt(p cloth.AdaptParams) cloth.AdaptParams {
 // interval and the triangle cap. Every change sends the whole value
 // (a.adapt); the simulation validates it between steps and either applies
 // it or keeps the running settings and publishes the error
-// (Snapshot.AdaptErr), which is shown here with the rejected edit until the
+// (Snapshot.EditErr), which is shown here with the rejected edit until the
 // user fixes or reverts it. Once every sent edit is answered without an
 // error the controls re-sync from the snapshot, so a scene load shows the
 // scene's settings. The section opens when a scene that adapts is
@@ -551,7 +594,7 @@ func shownAdapt(p cloth.AdaptParams) cloth.AdaptParams {
 func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 	ad := &u.adapt
 	inForce := shownAdapt(s.Adapt)
-	if s.AdaptSeq >= ad.sent && s.AdaptErr == "" && !imgui.IsAnyItemActive() {
+	if s.EditSeq >= u.editsSent && s.EditErr == "" && !imgui.IsAnyItemActive() {
 		ad.edit = inForce
 	}
 	// Open or closed as the scene adapts or not when a scene is loaded,
@@ -566,34 +609,25 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 		return
 	}
 	p := ad.edit
-	ch := imgui.Checkbox("adaptive √3 remeshing", &p.Enabled)
-	u.mark("adaptive")
-	ch = sliderF64("l_base (1/m)", &p.Base, 0.1, 100, "%.2f", true) || ch
-	ch = sliderF64("l_gmax (1/m), ≥ l_base", &p.Max, 0.1, 1000, "%.1f", true) || ch
-	ch = sliderF64("c coarsen fraction", &p.CoarsenFrac, 0.01, 0.99, "%.2f", false) || ch
-	g := int32(p.GMax)
-	if imgui.SliderIntV("g_max generation", &g, 0, adapt.MaxGeneration, "%d", imgui.SliderFlagsAlwaysClamp) {
-		p.GMax, ch = int(g), true
-	}
-	u.mark("g_max")
-	// √3 refinement triples the face count every two generations.
-	textDisabled(fmt.Sprintf("  up to ×%.3g triangles where refined", math.Pow(3, float64(p.GMax)/2)))
-	iv := int32(p.Interval)
-	if imgui.SliderIntV("interval (steps)", &iv, 1, 1000, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
-		p.Interval, ch = int(iv), true
-	}
-	mt := int32(p.MaxTris)
-	if imgui.SliderIntV("triangle cap", &mt, 100, cloth.MaxAdaptTriangles, "%d", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
-		p.MaxTris, ch = int(mt), true
-	}
+	ch := tableControls(cloth.AdaptTable, "Adaptivity", &p, func(key string) {
+		switch key {
+		case "enabled":
+			u.mark("adaptive")
+		case "g_max":
+			u.mark("g_max")
+			// √3 refinement triples the face count every two generations.
+			textDisabled(fmt.Sprintf("  up to ×%.3g triangles where refined", math.Pow(3, float64(p.GMax)/2)))
+		}
+	})
 	if ch {
-		ad.edit, ad.sent = p, ad.sent+1
+		ad.edit = p
+		u.editsSent++
 		a.adapt = &p
 	}
-	if s.AdaptErr != "" && ad.edit != inForce {
+	if s.EditErr != "" && ad.edit != inForce {
 		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.45, Z: 0.40, W: 1})
 		imgui.PushTextWrapPosV(0)
-		imgui.Text(s.AdaptErr + "; the settings in force are kept.")
+		imgui.Text(s.EditErr + "; the settings in force are kept.")
 		imgui.PopTextWrapPos()
 		imgui.PopStyleColor()
 		if imgui.Button("Revert to the settings in force") {
@@ -721,6 +755,7 @@ var helpLines = [][2]string{
 	{"C", "cycle colour map"},
 	{"F", "fit view"},
 	{"F9 / F12", "record / screenshot"},
+	{"Ctrl + S", "save scene"},
 	{"H", "hide this help"},
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/go-gl/gl/v4.1-core/gl"
-	"github.com/go-gl/mathgl/mgl32"
 
 	"drape/assets"
 	"drape/render"
@@ -96,7 +95,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 
 	snap := loop.Snapshots().Acquire()
 	cam := render.NewCamera(float32(w), float32(h))
-	fitInitial(&cam, snap)
+	startView(&cam, snap, 0, 0)
 	cr := colorRange{Auto: true}
 	pix := make([]byte, rb.FrameSize())
 	t0 := snap.Stats.Time
@@ -122,7 +121,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 			}
 		}
 		cr.update(snap.Stats.CurvAbsP98, k == 0)
-		if err := cloth.Upload(render.Mesh{Pos: snap.Pos, Normal: snap.Normal, Scalar: snap.Curv, Tris: snap.Tris, FaceGen: snap.FaceGen}); err != nil {
+		if err := cloth.Upload(snap.Drawn().mesh()); err != nil {
 			return res, err
 		}
 		gl.Viewport(0, 0, int32(w), int32(h))
@@ -150,38 +149,16 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 	return res, nil
 }
 
-// fitInitial frames the cloth of snap from the viewer's initial
-// three-quarter view (viewer.fitCamera without the panels).
-func fitInitial(cam *render.Camera, snap *Snapshot) {
-	lo, hi := mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi)
-	if snap.NumVerts() == 0 || lo[0] > hi[0] {
-		return
-	}
-	cam.Yaw, cam.Pitch = 0.55, 0.32
-	ext := max(hi[0]-lo[0], hi[2]-lo[2])
-	if hi[1]-lo[1] < 0.1*ext {
-		lo[1] = min(lo[1], hi[1]-ext)
-	}
-	cam.Fit(lo, hi)
-}
-
 // drawScene draws the background and the cloth of snap as the viewer does
-// by default (cool-warm curvature, grid, pins), without any UI.
+// by default (baseDrawOptions: cool-warm curvature, grid, pins), without
+// any UI.
 func drawScene(cloth *render.ClothRenderer, cam *render.Camera, snap *Snapshot, cr colorRange) {
-	cloth.DrawBackground(mgl32.Vec3{0.16, 0.17, 0.20}, mgl32.Vec3{0.05, 0.05, 0.06})
+	drawBackground(cloth)
 	if snap.Seq == 0 {
 		return
 	}
-	d := render.DefaultDrawOptions()
-	d.View, d.Projection = cam.View(), cam.Projection()
-	eye := cam.Eye().Sub(cam.Target).Normalize()
-	right := eye.Cross(mgl32.Vec3{0, 1, 0}).Normalize()
-	d.LightDir = eye.Add(mgl32.Vec3{0, 0.9, 0}).Add(right.Mul(0.35))
-	d.ColorMap = render.ColorMapCoolWarm
+	d := baseDrawOptions(cam)
 	d.RangeMin, d.RangeMax = cr.Min, cr.Max
-	d.WireframeByGen = true
-	d.Grid, d.ShowPins = true, true
-	d.GridSpacing, d.GridExtent = 0.1, 3
 	d.PinSize = 13
 	for _, p := range snap.Pins {
 		d.Pins = append(d.Pins, render.Pin{Pos: p.Pos, State: render.PinIdle})

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"drape/sim/adapt"
 	"drape/sim/cloth"
 	"drape/sim/geom"
 	"drape/sim/scene"
@@ -23,7 +22,7 @@ type CmdKind int
 // The commands the viewer sends to the simulation goroutine. They are
 // applied between steps, in the order sent.
 const (
-	CmdSetParams CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones)
+	CmdSetParams CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones and is published in Snapshot.EditErr)
 	CmdPin                      // pin Vertex at Target
 	CmdUnpin                    // release the pin of Vertex
 	CmdMovePin                  // move the pin of Vertex to Target (a scripted pin becomes fixed)
@@ -34,7 +33,8 @@ const (
 	CmdReset                    // rebuild the current scene, keeping the parameters in force
 	CmdLoadScene                // load and build Scene (a built-in name or a file); on error keep the running one
 	CmdSetSpeed                 // set the real-time factor target to Speed (0: as fast as possible)
-	CmdSetAdapt                 // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.AdaptErr)
+	CmdSetAdapt                 // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.EditErr)
+	CmdSaveScene                // write the running scene, as now set, to the file Scene with camera Camera (Loop.SavedScene); the outcome is an Event
 )
 
 // Command is one request from the viewer to the simulation. Only the
@@ -48,6 +48,7 @@ type Command struct {
 	Scene  string
 	Speed  float64 // real-time factor
 	Adapt  cloth.AdaptParams
+	Camera *scene.Camera // CmdSaveScene: the viewer's camera; nil saves none
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -87,8 +88,7 @@ type Loop struct {
 	// Owned by the Run goroutine (and by NewLoop before Run starts).
 	scenes fs.FS
 	scene  *scene.Scene
-	s      *cloth.Sim
-	params cloth.Params // the parameters in force, kept across Reset
+	s      Model
 	paused bool
 	err    string // why stepping stopped
 	epoch  uint64
@@ -96,16 +96,19 @@ type Loop struct {
 	now    func() time.Time
 	pace   pacer
 	rate   rateMeter
-	last   cloth.StepStats
-	// adaptErr is why the last CmdSetAdapt was rejected ("" after a
-	// successful one or a rebuild); adaptSeq counts CmdSetAdapt commands
-	// handled, so the panel knows when its edit has been answered.
-	adaptErr string
-	adaptSeq uint64
-	ws       geom.CurvatureWorkspace
-	curv     []float64
-	nrm      []geom.Vec3
-	absH     []weighted
+	last   StepInfo
+	// editErr is why the last CmdSetParams or CmdSetAdapt was rejected
+	// ("" after a successful one or a rebuild); editSeq counts those
+	// commands handled, so the panels know when their edit has been
+	// answered. This is the only way a rejected edit reaches the viewer.
+	editErr string
+	editSeq uint64
+
+	// pinEdits are the pins the user set, moved or removed since the
+	// last rebuild, by material coordinates (scene.PinEdit), at most one
+	// per vertex, in the order of their last change: what SavedScene
+	// appends to the scene's own pins.
+	pinEdits []scene.PinSpec
 
 	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
 	// (then 0, so that resuming runs on).
@@ -195,7 +198,7 @@ func (l *Loop) Run(ctx context.Context) {
 			continue
 		}
 		if !l.paused {
-			wait := l.pace.wait(l.now(), l.s.Time, l.params.Dt)
+			wait := l.pace.wait(l.now(), l.s.Time(), l.s.Dt())
 			if wait <= 0 {
 				l.step()
 				continue
@@ -230,17 +233,23 @@ func (l *Loop) apply(c Command) (step bool) {
 	fail := func(err error) { l.emit(Event{Err: err}) }
 	switch c.Kind {
 	case CmdSetParams:
-		if err := l.s.SetParams(c.Params); err != nil {
-			fail(fmt.Errorf("parameters rejected: %w", err))
+		// Like CmdSetAdapt: the answer goes to the panels through the
+		// snapshot (EditSeq, EditErr), the one channel for edits.
+		l.editSeq++
+		l.editErr = ""
+		if err := l.s.SetBlock("params", c.Params); err != nil {
+			l.editErr = "parameters rejected: " + err.Error()
 			return false
 		}
-		l.params = c.Params
 		l.pace.reset()
 	case CmdPin, CmdMovePin:
 		if err := l.s.Pin(c.Vertex, c.Target); err != nil {
 			fail(fmt.Errorf("pinning: %w", err))
+		} else {
+			l.recordPin(c.Vertex, c.Target, false)
 		}
 	case CmdUnpin:
+		l.recordPin(c.Vertex, geom.Vec3{}, true)
 		l.s.Unpin(c.Vertex)
 	case CmdDrag:
 		if err := l.s.Drag(c.Vertex, c.Target); err != nil {
@@ -272,16 +281,47 @@ func (l *Loop) apply(c Command) (step bool) {
 			l.pace.speed = c.Speed
 			l.pace.reset()
 		}
+	case CmdSaveScene:
+		sc := l.SavedScene(c.Camera)
+		if err := sc.WriteFile(c.Scene); err != nil {
+			fail(err)
+		} else {
+			l.emit(Event{Info: "saved scene to " + c.Scene})
+		}
 	case CmdSetAdapt:
 		// cloth.Sim.SetAdaptParams validates first and keeps the settings in
 		// force on error; the error goes to the panel through the snapshot.
-		l.adaptSeq++
-		l.adaptErr = ""
-		if err := l.s.SetAdaptParams(c.Adapt); err != nil {
-			l.adaptErr = err.Error()
+		l.editSeq++
+		l.editErr = ""
+		if err := l.s.SetBlock("adapt", c.Adapt); err != nil {
+			l.editErr = "settings rejected: " + err.Error()
 		}
 	}
 	return false
+}
+
+// recordPin notes a pin edit on vertex v for SavedScene, replacing an
+// earlier edit of the same vertex.
+func (l *Loop) recordPin(v int32, target geom.Vec3, remove bool) {
+	e, ok := l.s.PinEdit(v, target, remove)
+	if !ok {
+		return
+	}
+	l.pinEdits = slices.DeleteFunc(l.pinEdits, func(p scene.PinSpec) bool { return *p.At == *e.At })
+	l.pinEdits = append(l.pinEdits, e)
+}
+
+// SavedScene returns the running scene as now set, for saving: the
+// scene's mesh, placement and pins, then the user's pin edits (by
+// material coordinates), the parameters and adaptivity settings in force
+// and camera cam. It may only be called on the Run goroutine or before
+// Run starts.
+func (l *Loop) SavedScene(cam *scene.Camera) *scene.Scene {
+	sc := l.scene.Clone()
+	l.s.SaveBlocks(sc)
+	sc.Pins = append(sc.Pins, l.pinEdits...)
+	sc.Camera = cam
+	return sc
 }
 
 // load loads and builds a scene, replacing the running one only on
@@ -295,30 +335,28 @@ func (l *Loop) load(name string) error {
 }
 
 // rebuild builds sc and makes it the running simulation. With keepParams
-// the parameters in force are applied to the new simulation (Reset keeps
-// the user's edits); otherwise the scene's own parameters are used.
+// the parameter blocks in force (parameters, adaptivity) are applied to the
+// new simulation (Reset keeps the user's edits); otherwise the scene's own
+// are used. Pin edits are not kept: the scene's pins come back.
 func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
-	s, err := sc.Build()
+	m, err := buildModel(sc)
 	if err != nil {
 		return err
 	}
 	if keepParams {
-		if err := s.SetParams(l.params); err != nil {
-			return fmt.Errorf("reset: %w", err)
-		}
-		// Keep the adaptivity settings in force too; a simulation that
-		// never had any (zero AdaptParams, which do not validate) has
-		// none to keep.
-		if ap := l.s.AdaptParams(); ap.Validate() == nil {
-			if err := s.SetAdaptParams(ap); err != nil {
-				return fmt.Errorf("reset: %w", err)
+		for _, key := range l.s.Blocks() {
+			if v := l.s.Block(key); v != nil {
+				if err := m.SetBlock(key, v); err != nil {
+					return fmt.Errorf("reset: %w", err)
+				}
 			}
 		}
 	}
-	l.scene, l.s, l.params = sc, s, s.Params()
+	l.scene, l.s = sc, m
+	l.pinEdits = nil
 	l.err = ""
-	l.adaptErr = ""
-	l.last = cloth.StepStats{}
+	l.editErr = ""
+	l.last = StepInfo{}
 	l.epoch++
 	l.pace.reset()
 	l.rate = rateMeter{}
@@ -331,7 +369,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 func (l *Loop) step() {
 	st, err := l.s.Step()
 	if err == nil && !l.s.Finite() {
-		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps, cloth.ErrUnstable)
+		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps(), cloth.ErrUnstable)
 	}
 	if err != nil {
 		l.paused = true
@@ -343,10 +381,10 @@ func (l *Loop) step() {
 		return
 	}
 	l.last = st
-	if l.pauseAt > 0 && l.s.Time >= l.pauseAt-l.params.Dt/2 {
+	if l.pauseAt > 0 && l.s.Time() >= l.pauseAt-l.s.Dt()/2 {
 		l.paused, l.pauseAt = true, 0
 	}
-	l.rate.add(l.now(), l.s.Time)
+	l.rate.add(l.now(), l.s.Time())
 	l.publish(st.Total())
 }
 
@@ -361,78 +399,25 @@ func (l *Loop) publish(_ time.Duration) {
 	l.buf.Publish()
 }
 
-// fill writes the simulation's state into dst, reusing its slices. It runs
-// on the simulation goroutine after every step: BenchmarkSnapshot measures
-// about 0.5 ms for hanging (1 800 triangles, a 7 ms step) and 3.5 ms for
-// curtain (22 140 triangles, a 150 ms step), a few percent of a step, so
-// curvature need not be computed less often or on the render thread.
+// fill writes the simulation's state into dst, reusing its slices: the
+// model's surface (Model.Surface), parameter blocks and statistics.
 func (l *Loop) fill(dst *Snapshot) {
 	s := l.s
-	m := s.Mesh
-	nslots := len(m.Pos)
-	l.curv = resize(l.curv, nslots)
-	l.nrm = resize(l.nrm, nslots)
-	l.ws.MeanCurvature(m, l.curv)
-	l.ws.VertexNormals(m, l.nrm)
-
-	dst.Seq, dst.Epoch, dst.Scene = l.seq, l.epoch, l.scene.Name
-	dst.Params = l.params
-	dst.Adapt, dst.AdaptErr, dst.AdaptSeq = s.AdaptParams(), l.adaptErr, l.adaptSeq
-	dst.Pos, dst.Normal, dst.Curv = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0]
-	dst.Slot = dst.Slot[:0]
-	dst.DenseOf = resize(dst.DenseOf, nslots)
-	l.absH = l.absH[:0]
-	lo := [3]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
-	hi := [3]float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
-	for i := 0; i < nslots; i++ {
-		if !m.VertAlive[i] {
-			dst.DenseOf[i] = -1
-			continue
-		}
-		dst.DenseOf[i] = int32(len(dst.Slot))
-		dst.Slot = append(dst.Slot, int32(i))
-		p, n := m.Pos[i], l.nrm[i]
-		pf := [3]float32{float32(p.X), float32(p.Y), float32(p.Z)}
-		dst.Pos = append(dst.Pos, pf[0], pf[1], pf[2])
-		dst.Normal = append(dst.Normal, float32(n.X), float32(n.Y), float32(n.Z))
-		h := float32(l.curv[i])
-		dst.Curv = append(dst.Curv, h)
-		l.absH = append(l.absH, weighted{float32(math.Abs(float64(h))), float32(s.Mass(i))})
-		for k := range 3 {
-			lo[k] = min(lo[k], pf[k])
-			hi[k] = max(hi[k], pf[k])
-		}
-	}
-	dst.Lo, dst.Hi = lo, hi
-	dst.Tris, dst.FaceGen = dst.Tris[:0], dst.FaceGen[:0]
-	for f, t := range m.Tris {
-		if t[0] < 0 {
-			continue
-		}
-		dst.Tris = append(dst.Tris, uint32(dst.DenseOf[t[0]]), uint32(dst.DenseOf[t[1]]), uint32(dst.DenseOf[t[2]]))
-		dst.FaceGen = append(dst.FaceGen, uint8(min(adapt.Generation(m.Gen[f]), 255)))
-	}
-	dst.Pins = dst.Pins[:0]
-	for _, p := range s.Pins() {
-		v := m.Pos[p.Vertex]
-		dst.Pins = append(dst.Pins, PinInfo{
-			Slot:     p.Vertex,
-			Dense:    dst.DenseOf[p.Vertex],
-			Pos:      [3]float32{float32(v.X), float32(v.Y), float32(v.Z)},
-			Target:   [3]float32{float32(p.Target.X), float32(p.Target.Y), float32(p.Target.Z)},
-			Scripted: p.Path != nil,
-		})
-	}
+	surf := s.Surface(dst)
+	dst.Seq, dst.Epoch, dst.Scene, dst.Camera = l.seq, l.epoch, l.scene.Name, l.scene.Camera
+	dst.Params, _ = s.Block("params").(cloth.Params)
+	dst.Adapt, _ = s.Block("adapt").(cloth.AdaptParams)
+	dst.EditErr, dst.EditSeq = l.editErr, l.editSeq
 	sps, rtf := l.rate.rates()
 	dst.Stats = Stats{
-		Time: s.Time, Steps: s.Steps, Dt: l.params.Dt,
+		Time: s.Time(), Steps: s.Steps(), Dt: s.Dt(),
 		Vertices: len(dst.Slot), Triangles: len(dst.Tris) / 3,
 		Assemble: l.last.Assemble, Solve: l.last.Solve, Other: l.last.Other, Adapt: l.last.Adapt,
 		LastAdapt:  s.LastAdapt(),
 		Iterations: l.last.Iterations, Residual: l.last.Residual,
 		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,
 		KineticEnergy: s.KineticEnergy(),
-		CurvAbsP98:    weightedPercentile(l.absH, 0.98),
+		CurvAbsP98:    surf.CurvAbsP98,
 		Paused:        l.paused, Finite: s.Finite(), Err: l.err,
 	}
 }

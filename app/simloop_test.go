@@ -50,10 +50,17 @@ func TestLoopCommands(t *testing.T) {
 	waitFor(t, l, "density 0.2", func(s *Snapshot) bool { return s.Params.Density == 0.2 })
 	bad := p2
 	bad.PoissXY = 1.5
+	seq := l.Snapshots().Acquire().EditSeq
 	l.Send(Command{Kind: CmdSetParams, Params: bad})
-	waitForEvent(t, l, "parameters rejected")
-	if got := l.Snapshots().Acquire().Params.PoissXY; got != p2.PoissXY {
+	rej := waitFor(t, l, "parameters answered", func(s *Snapshot) bool { return s.EditSeq == seq+1 })
+	if !strings.Contains(rej.EditErr, "parameters rejected") || !strings.Contains(rej.EditErr, "nu_xy") {
+		t.Errorf("rejected parameters: got EditErr=%q, want it to name nu_xy", rej.EditErr)
+	}
+	if got := rej.Params.PoissXY; got != p2.PoissXY {
 		t.Errorf("rejected parameters applied: nu_xy got=%v, want=%v", got, p2.PoissXY)
+	}
+	if ev := l.Events(); len(ev) != 0 {
+		t.Errorf("a rejected edit also sent events %v; the snapshot is its one channel", ev)
 	}
 
 	// A bad scene file keeps the running scene.
@@ -92,8 +99,8 @@ func TestLoopAdapt(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
-	if s.Adapt != (cloth.AdaptParams{}) || s.AdaptErr != "" || s.AdaptSeq != 0 {
-		t.Fatalf("start: got adapt=%+v err=%q seq=%d, want none", s.Adapt, s.AdaptErr, s.AdaptSeq)
+	if s.Adapt != (cloth.AdaptParams{}) || s.EditErr != "" || s.EditSeq != 0 {
+		t.Fatalf("start: got adapt=%+v err=%q seq=%d, want none", s.Adapt, s.EditErr, s.EditSeq)
 	}
 	tris0 := s.Stats.Triangles
 
@@ -115,9 +122,9 @@ func TestLoopAdapt(t *testing.T) {
 	ap := cloth.DefaultAdaptParams()
 	ap.Base, ap.Max, ap.GMax, ap.Interval = 0.5, 5, 2, 1
 	l.Send(Command{Kind: CmdSetAdapt, Adapt: ap})
-	s = waitFor(t, l, "settings applied", func(s *Snapshot) bool { return s.AdaptSeq == 1 })
-	if s.Adapt != ap || s.AdaptErr != "" || s.Stats.Steps != 20 {
-		t.Errorf("after CmdSetAdapt: got adapt=%+v err=%q steps=%d, want %+v, no error, no step taken", s.Adapt, s.AdaptErr, s.Stats.Steps, ap)
+	s = waitFor(t, l, "settings applied", func(s *Snapshot) bool { return s.EditSeq == 1 })
+	if s.Adapt != ap || s.EditErr != "" || s.Stats.Steps != 20 {
+		t.Errorf("after CmdSetAdapt: got adapt=%+v err=%q steps=%d, want %+v, no error, no step taken", s.Adapt, s.EditErr, s.Stats.Steps, ap)
 	}
 	s = stepTo(23)
 	if s.Stats.Triangles <= tris0 || s.Stats.LastAdapt.Refined == 0 {
@@ -134,9 +141,9 @@ func TestLoopAdapt(t *testing.T) {
 	bad := ap
 	bad.Max = bad.Base / 2
 	l.Send(Command{Kind: CmdSetAdapt, Adapt: bad})
-	s = waitFor(t, l, "rejected settings", func(s *Snapshot) bool { return s.AdaptSeq == 2 })
-	if !strings.Contains(s.AdaptErr, "adaptivity") || s.Adapt != ap {
-		t.Errorf("after l_gmax < l_base: got err=%q adapt=%+v, want an adaptivity error and %+v kept", s.AdaptErr, s.Adapt, ap)
+	s = waitFor(t, l, "rejected settings", func(s *Snapshot) bool { return s.EditSeq == 2 })
+	if !strings.Contains(s.EditErr, "settings rejected") || !strings.Contains(s.EditErr, "l_gmax") || s.Adapt != ap {
+		t.Errorf("after l_gmax < l_base: got err=%q adapt=%+v, want an adaptivity error and %+v kept", s.EditErr, s.Adapt, ap)
 	}
 	if !s.Stats.Finite || s.Stats.Err != "" {
 		t.Errorf("a rejected edit disturbed the simulation: finite=%v err=%q", s.Stats.Finite, s.Stats.Err)
@@ -145,9 +152,9 @@ func TestLoopAdapt(t *testing.T) {
 	off := ap
 	off.Enabled = false
 	l.Send(Command{Kind: CmdSetAdapt, Adapt: off})
-	s = waitFor(t, l, "switched off", func(s *Snapshot) bool { return s.AdaptSeq == 3 })
-	if s.AdaptErr != "" || s.Adapt != off {
-		t.Errorf("after a valid edit: got err=%q adapt=%+v, want no error and %+v", s.AdaptErr, s.Adapt, off)
+	s = waitFor(t, l, "switched off", func(s *Snapshot) bool { return s.EditSeq == 3 })
+	if s.EditErr != "" || s.Adapt != off {
+		t.Errorf("after a valid edit: got err=%q adapt=%+v, want no error and %+v", s.EditErr, s.Adapt, off)
 	}
 
 	epoch := s.Epoch

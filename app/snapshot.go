@@ -1,12 +1,15 @@
 // Package app is drape's interactive viewer: the simulation goroutine
-// (simloop.go), the snapshot hand-over between it and the render loop
-// (snapshot.go), the render loop on the main OS thread (viewer.go), mouse
-// and keyboard interaction (input.go), the ImGui panels (panels.go) and the
-// --state file (state.go).
+// (simloop.go) running a cloth Model (model.go; the FEM cloth of Bender &
+// Deul 2012 through model_fem.go), the snapshot hand-over between it and
+// the render loop (snapshot.go), the render loop on the main OS thread
+// (viewer.go), the look and camera fit it shares with drape record
+// (view.go), mouse and keyboard interaction (input.go), the ImGui panels
+// (panels.go, whose parameter sliders come from the param tables of
+// sim/cloth) and the --state file (state.go).
 //
 // Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
 // main OS thread (package main locks it in init). The simulation runs in
-// one goroutine that alone touches the *cloth.Sim. They share exactly two
+// one goroutine that alone touches the Model. They share exactly two
 // things: a SnapshotBuffer (simulation → viewer, never blocking either
 // side) and the Loop's command queue (viewer → simulation, applied between
 // steps).
@@ -16,7 +19,9 @@ import (
 	"sync"
 	"time"
 
+	"drape/render"
 	"drape/sim/cloth"
+	"drape/sim/scene"
 )
 
 // Snapshot is one published simulation state, with the mesh compacted for
@@ -28,14 +33,21 @@ type Snapshot struct {
 	Seq   uint64 // publish counter of the Loop, starting at 1; 0 means "nothing yet"
 	Epoch uint64 // incremented on every reset or scene change; plots and the camera fit restart on a new epoch
 	Scene string // scene name
+	// Camera is the scene file's camera (never modified), nil when it has
+	// none: the viewer starts from it instead of fitting the view.
+	Camera *scene.Camera
 
-	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
-	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
-	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, geom.MeanCurvature)
-	Tris    []uint32  // live face f's dense vertices at Tris[3*f : 3*f+3]
-	FaceGen []uint8   // refinement generation of live face f at FaceGen[f] (adapt.Generation), saturated at 255
-	Slot    []int32   // sim vertex slot of dense vertex i at Slot[i]; picks translate back through it
-	DenseOf []int32   // dense index of sim vertex slot s at DenseOf[s], −1 for dead slots; len = number of slots
+	// Surface is the simulated surface: picking, pins, bounds, --state
+	// and the statistics use it, and it is drawn unless Detail has faces.
+	Surface
+	// Detail is an optional finer surface to draw instead of Surface (a
+	// render mesh from physics-aware subdivision); empty when the model
+	// draws what it simulates, as the FEM cloth does. Picking always uses
+	// Surface.
+	Detail Surface
+
+	Slot    []int32 // model vertex id (sim vertex slot) of dense vertex i at Slot[i]; picks translate back through it
+	DenseOf []int32 // dense index of model vertex id s at DenseOf[s], −1 for dead slots; len = number of ids
 
 	Pins []PinInfo // pinned vertices, sorted by slot
 
@@ -44,9 +56,14 @@ type Snapshot struct {
 	// Adapt are the adaptivity settings in force (cloth.Sim.AdaptParams);
 	// the zero value, which does not validate, when the scene has none and
 	// none were set. The Adaptivity panel re-syncs from them.
-	Adapt    cloth.AdaptParams
-	AdaptErr string // why the last CmdSetAdapt was rejected (the settings above stayed in force); "" otherwise
-	AdaptSeq uint64 // CmdSetAdapt commands handled so far; the panel's edit is answered once this reaches its count of sent ones
+	Adapt cloth.AdaptParams
+	// EditErr is why the last CmdSetParams or CmdSetAdapt was rejected
+	// (the values above stayed in force), "" otherwise; EditSeq counts
+	// those commands handled so far. A panel's edit is answered once
+	// EditSeq reaches the count it sent. This pair is the one channel by
+	// which rejected edits reach the viewer.
+	EditErr string
+	EditSeq uint64
 
 	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
 
@@ -89,15 +106,43 @@ type Stats struct {
 	Err    string // why stepping stopped, e.g. an error wrapping cloth.ErrUnstable; "" when healthy
 }
 
+// Surface is a triangle mesh as drawn: dense vertices and faces.
+type Surface struct {
+	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
+	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
+	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, geom.MeanCurvature)
+	Tris    []uint32  // face f's dense vertices at Tris[3*f : 3*f+3]
+	FaceGen []uint8   // refinement generation of face f at FaceGen[f] (adapt.Generation), saturated at 255
+}
+
 // NumVerts returns the number of dense vertices, len(Pos)/3.
-func (s *Snapshot) NumVerts() int { return len(s.Pos) / 3 }
+func (s *Surface) NumVerts() int { return len(s.Pos) / 3 }
 
 // NumTris returns the number of faces, len(Tris)/3.
-func (s *Snapshot) NumTris() int { return len(s.Tris) / 3 }
+func (s *Surface) NumTris() int { return len(s.Tris) / 3 }
 
 // Vertex returns the position of dense vertex i.
-func (s *Snapshot) Vertex(i int) [3]float32 {
+func (s *Surface) Vertex(i int) [3]float32 {
 	return [3]float32(s.Pos[3*i : 3*i+3])
+}
+
+// clear empties the surface, keeping its storage.
+func (s *Surface) clear() {
+	s.Pos, s.Normal, s.Curv, s.Tris, s.FaceGen = s.Pos[:0], s.Normal[:0], s.Curv[:0], s.Tris[:0], s.FaceGen[:0]
+}
+
+// mesh returns the surface for render.ClothRenderer.Upload.
+func (s *Surface) mesh() render.Mesh {
+	return render.Mesh{Pos: s.Pos, Normal: s.Normal, Scalar: s.Curv, Tris: s.Tris, FaceGen: s.FaceGen}
+}
+
+// Drawn returns the surface to draw: Detail when it has faces, else the
+// simulated Surface.
+func (s *Snapshot) Drawn() *Surface {
+	if len(s.Detail.Tris) > 0 {
+		return &s.Detail
+	}
+	return &s.Surface
 }
 
 // SnapshotBuffer hands snapshots from one writer (the simulation

@@ -175,7 +175,7 @@ func checkSnapshot(t *testing.T, s *Snapshot) {
 func TestSnapshotCompaction(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	checkSnapshot(t, l.Snapshots().Acquire())
-	m := l.s.Mesh
+	m := l.s.(*femModel).sim.Mesh
 	ad, err := adapt.NewAdapter(m, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -186,9 +186,11 @@ func TestSnapshotCompaction(t *testing.T) {
 	// The adapter changed the mesh behind the simulation's back; rebuild
 	// the simulation's per-slot data (the adaptive Sim does this itself).
 	rebuild := func() {
-		if l.s, err = cloth.New(m, l.params); err != nil {
+		sim, err := cloth.New(m, l.s.Block("params").(cloth.Params))
+		if err != nil {
 			t.Fatal(err)
 		}
+		l.s = newFEMModel(sim)
 	}
 	rebuild()
 	l.publish(0)
@@ -272,7 +274,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tris := l.s.Mesh.NumTris()
+		tris := l.s.(*femModel).sim.Mesh.NumTris()
 		b.Run("tris="+strconv.Itoa(tris), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

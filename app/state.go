@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"drape/render"
+	"drape/sim/cloth"
 )
 
 // State is what --state writes: enough to check the viewer from a script
@@ -15,42 +16,32 @@ import (
 // pixels are window coordinates of the last frame (origin top-left, y
 // down, screen units as xdotool and the cursor use).
 type State struct {
-	Scene     string     `json:"scene"`
-	Frames    int        `json:"frames"`      // frames rendered
-	Seq       uint64     `json:"seq"`         // snapshot drawn in the last frame
-	Time      float64    `json:"time"`        // simulated time, s
-	Steps     int        `json:"steps"`       // steps since the scene was (re)built
-	Vertices  int        `json:"vertices"`    // live vertices
-	Triangles int        `json:"triangles"`   // live triangles
-	Finite    bool       `json:"finite"`      // the state stayed finite (no NaN/Inf, no blow-up)
-	Paused    bool       `json:"paused"`      // stepping was stopped
-	Error     string     `json:"error"`       // why stepping stopped, "" when healthy
-	GLErrors  int        `json:"gl_errors"`   // OpenGL errors reported during the run
-	Window    [2]float32 `json:"window"`      // window size, screen units
-	Dragged   int32      `json:"dragged"`     // vertex being dragged in the last frame, −1 for none
-	Pins      []PinState `json:"pins"`        // every pinned vertex, sorted by id
-	Messages  []string   `json:"messages"`    // errors and notices the UI showed
-	FPS       float64    `json:"fps"`         // render frames per second, smoothed
-	StepsPerS float64    `json:"steps_per_s"` // simulation steps per wall second
-	Adapt     AdaptState `json:"adapt"`       // adaptivity settings in force
-	MaxGen    int        `json:"max_gen"`     // deepest refinement generation among the live faces
+	Scene     string            `json:"scene"`
+	Frames    int               `json:"frames"`      // frames rendered
+	Seq       uint64            `json:"seq"`         // snapshot drawn in the last frame
+	Time      float64           `json:"time"`        // simulated time, s
+	Steps     int               `json:"steps"`       // steps since the scene was (re)built
+	Vertices  int               `json:"vertices"`    // live vertices
+	Triangles int               `json:"triangles"`   // live triangles
+	Finite    bool              `json:"finite"`      // the state stayed finite (no NaN/Inf, no blow-up)
+	Paused    bool              `json:"paused"`      // stepping was stopped
+	Error     string            `json:"error"`       // why stepping stopped, "" when healthy
+	GLErrors  int               `json:"gl_errors"`   // OpenGL errors reported during the run
+	Window    [2]float32        `json:"window"`      // window size, screen units
+	Dragged   int32             `json:"dragged"`     // vertex being dragged in the last frame, −1 for none
+	Pins      []PinState        `json:"pins"`        // every pinned vertex, sorted by id
+	Messages  []string          `json:"messages"`    // errors and notices the UI showed
+	FPS       float64           `json:"fps"`         // render frames per second, smoothed
+	StepsPerS float64           `json:"steps_per_s"` // simulation steps per wall second
+	Params    cloth.Params      `json:"params"`      // parameters in force, with the keys of scene files (cloth.ParamTable)
+	Adapt     cloth.AdaptParams `json:"adapt"`       // adaptivity settings in force, with the keys of scene files (cloth.AdaptTable)
+	MaxGen    int               `json:"max_gen"`     // deepest refinement generation among the live faces
 
 	// Widgets are the window rectangles [x0, y0, x1, y1] of named controls
 	// drawn in the last frame (absent when scrolled or collapsed away):
 	// "adaptive" (the Adaptivity checkbox), "g_max" (its slider),
 	// "wireframe" (the Display checkbox) and "triangles plot" (Stats).
 	Widgets map[string][4]float32 `json:"widgets"`
-}
-
-// AdaptState is the adaptivity part of State (cloth.AdaptParams).
-type AdaptState struct {
-	Enabled     bool    `json:"enabled"`
-	Base        float64 `json:"l_base"`
-	Max         float64 `json:"l_gmax"`
-	CoarsenFrac float64 `json:"c"`
-	GMax        int     `json:"g_max"`
-	Interval    int     `json:"interval"`
-	MaxTris     int     `json:"max_tris"`
 }
 
 // PinState is one pinned vertex in State.
@@ -65,7 +56,6 @@ type PinState struct {
 
 // stateOf returns the State of snapshot snap drawn with camera cam.
 func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged int32, msgs []string, fps float64, widgets map[string][4]float32) State {
-	a := snap.Adapt
 	st := State{
 		Scene: snap.Scene, Frames: frames, Seq: snap.Seq,
 		Time: snap.Stats.Time, Steps: snap.Stats.Steps,
@@ -74,8 +64,7 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 		GLErrors: glErrors, Window: [2]float32{cam.Width, cam.Height},
 		Dragged: dragged, Pins: []PinState{}, Messages: msgs,
 		FPS: finite(fps), StepsPerS: finite(snap.Stats.StepsPerSec),
-		Adapt: AdaptState{Enabled: a.Enabled, Base: finite(a.Base), Max: finite(a.Max), CoarsenFrac: finite(a.CoarsenFrac),
-			GMax: a.GMax, Interval: a.Interval, MaxTris: a.MaxTris},
+		Params: snap.Params, Adapt: snap.Adapt,
 		Widgets: map[string][4]float32{},
 	}
 	for _, g := range snap.FaceGen {

@@ -129,13 +129,13 @@ type viewer struct {
 	gui   *render.ImGuiRenderer
 	cloth *render.ClothRenderer
 
-	cam   render.Camera
-	in    *Interaction
-	ui    *uiState
-	snap  *Snapshot // the snapshot being drawn, valid until the next Acquire
-	draw  render.DrawOptions
-	pins  []render.Pin
-	epoch uint64 // epoch the camera was last fitted for
+	cam     render.Camera
+	in      *Interaction
+	ui      *uiState
+	snap    *Snapshot // the snapshot being drawn, valid until the next Acquire
+	pinSize float32   // pin marker size, pixels
+	pins    []render.Pin
+	epoch   uint64 // epoch the camera was last fitted for
 
 	rec         *liveRecorder
 	shot        bool // save a screenshot after this frame (F12)
@@ -159,7 +159,7 @@ const (
 )
 
 func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
-	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), draw: render.DefaultDrawOptions(), rec: newLiveRecorder(o.RecordDir, o.RecordFPS, o.RecordWidth, o.RecordHeight, win.Samples())}
+	v := &viewer{o: o, win: win, loop: loop, in: NewInteraction(), rec: newLiveRecorder(o.RecordDir, o.RecordFPS, o.RecordWidth, o.RecordHeight, win.Samples())}
 	v.imctx = imgui.CreateContext(nil)
 	v.io = imgui.CurrentIO()
 	v.io.SetIniFilename("")
@@ -179,7 +179,7 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 		v.imctx.Destroy()
 		return nil, err
 	}
-	v.draw.PinSize = 13 * sx
+	v.pinSize = 13 * sx
 	ds := win.DisplaySize()
 	v.cam = render.NewCamera(ds[0], ds[1])
 	v.ui = newUIState(sx)
@@ -314,7 +314,7 @@ func (v *viewer) frame(screenshot bool) error {
 	}
 	v.in.Update(snap, v.loop)
 	if snap.Seq != v.uploadedSeq {
-		err := v.cloth.Upload(render.Mesh{Pos: snap.Pos, Normal: snap.Normal, Scalar: snap.Curv, Tris: snap.Tris, FaceGen: snap.FaceGen})
+		err := v.cloth.Upload(snap.Drawn().mesh())
 		if err != nil {
 			fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: %v\n", snap.Seq, err)
 		}
@@ -325,7 +325,7 @@ func (v *viewer) frame(screenshot bool) error {
 	ds, fs := v.win.DisplaySize(), v.win.FramebufferSize()
 	v.cam.Width, v.cam.Height = ds[0], ds[1]
 	if snap.Epoch != v.epoch {
-		v.fitCamera(snap, true)
+		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth())
 		v.epoch = snap.Epoch
 		v.win.SetTitle("drape — " + snap.Scene)
 	}
@@ -344,7 +344,7 @@ func (v *viewer) frame(screenshot bool) error {
 		v.captureOffscreen(snap)
 	}
 	gl.Viewport(0, 0, int32(fs[0]), int32(fs[1]))
-	v.cloth.DrawBackground(mgl32.Vec3{0.16, 0.17, 0.20}, mgl32.Vec3{0.05, 0.05, 0.06})
+	drawBackground(v.cloth)
 	if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
 		v.cloth.Draw(v.drawOptions(snap))
 	}
@@ -379,23 +379,13 @@ func (v *viewer) frame(screenshot bool) error {
 
 // drawOptions returns the render options for snap from the UI toggles.
 func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
-	d := v.draw
-	d.View, d.Projection = v.cam.View(), v.cam.Projection()
-	// Key light from above and a little to the left of the camera,
-	// following it: the shading is two-sided (normals flip towards the
-	// viewer), so whichever side of the cloth the camera sees is lit, and a
-	// cloth swinging away from a fixed light never turns into a dark
-	// silhouette.
-	eye := v.cam.Eye().Sub(v.cam.Target).Normalize()
-	right := eye.Cross(mgl32.Vec3{0, 1, 0}).Normalize()
-	d.LightDir = eye.Add(mgl32.Vec3{0, 0.9, 0}).Add(right.Mul(0.35))
+	d := baseDrawOptions(&v.cam)
+	d.PinSize = v.pinSize
 	t := &v.ui.toggles
 	d.ColorMap = t.colorMap
 	d.RangeMin, d.RangeMax = v.ui.crange.Min, v.ui.crange.Max
 	d.Wireframe, d.WireframeByGen = t.wireframe, t.wireByGen
 	d.Grid, d.ShowPins = t.grid, t.pins
-	d.GridY = 0
-	d.GridSpacing, d.GridExtent = 0.1, 3
 	// Markers: every pin, plus the hovered or dragged free vertex.
 	v.pins = v.pins[:0]
 	for _, p := range snap.Pins {
@@ -423,33 +413,15 @@ func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
 	return d
 }
 
-// fitCamera frames the cloth. A new scene (initial) starts from a
-// three-quarter view; a sheet that starts nearly flat and horizontal is
-// framed together with the space it will hang into below its highest
-// edge, so the fall stays in view. Panels cover the sides of the window,
-// so the fit uses the width between them.
+// fitCamera frames the cloth (fitView with the panels' widths); initial
+// starts from the scene's camera or the three-quarter view (startView).
 func (v *viewer) fitCamera(snap *Snapshot, initial bool) {
-	lo, hi := mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi)
-	if snap.NumVerts() == 0 || lo[0] > hi[0] {
+	if initial {
+		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth())
 		return
 	}
-	if initial {
-		v.cam.Yaw, v.cam.Pitch = 0.55, 0.32
-		ext := max(hi[0]-lo[0], hi[2]-lo[2])
-		if hi[1]-lo[1] < 0.1*ext {
-			lo[1] = min(lo[1], hi[1]-ext)
-		}
-	}
-	full := v.cam.Width
-	free := full - v.ui.sideWidth()
-	if free > 0.3*full {
-		v.cam.Width = free
-	}
-	v.cam.Fit(lo, hi)
-	v.cam.Width = full
-	// Shift the target so the cloth sits in the middle of the free area.
-	if shift := v.ui.leftWidth() - v.ui.rightWidth(); shift != 0 && free > 0.3*full {
-		v.cam.Pan(shift/2, 0)
+	if snap.NumVerts() > 0 {
+		fitView(&v.cam, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi), false, v.ui.leftWidth(), v.ui.rightWidth())
 	}
 }
 
@@ -461,7 +433,11 @@ func (v *viewer) key(k, mods int) {
 	case keySpace:
 		v.act(uiAction{togglePause: true}, snap)
 	case keyS:
-		v.act(uiAction{step: true}, snap)
+		if mods&modControl != 0 {
+			v.act(uiAction{save: true}, snap)
+		} else {
+			v.act(uiAction{step: true}, snap)
+		}
 	case keyR:
 		v.act(uiAction{reset: true}, snap)
 	case keyW:
@@ -502,7 +478,7 @@ func (v *viewer) captureOffscreen(snap *Snapshot) {
 	restore := fb.Bind()
 	cam := v.cam
 	v.cam.Width, v.cam.Height = float32(w), float32(h)
-	v.cloth.DrawBackground(mgl32.Vec3{0.16, 0.17, 0.20}, mgl32.Vec3{0.05, 0.05, 0.06})
+	drawBackground(v.cloth)
 	if snap.Seq > 0 {
 		v.cloth.Draw(v.drawOptions(snap))
 	}
@@ -591,6 +567,13 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 	}
 	if a.scene != "" {
 		l.Send(Command{Kind: CmdLoadScene, Scene: a.scene})
+	}
+	if a.save {
+		path := v.ui.saveFile
+		if path == "" {
+			path = defaultSaveFile
+		}
+		l.Send(Command{Kind: CmdSaveScene, Scene: path, Camera: sceneCamera(&v.cam)})
 	}
 	if a.fit {
 		v.fitCamera(snap, false)

@@ -10,6 +10,7 @@ import (
 	"drape/sim/fem"
 	"drape/sim/geom"
 	"drape/sim/parallel"
+	"drape/sim/param"
 )
 
 // MaxAdaptTriangles is the largest triangle budget AdaptParams accepts:
@@ -32,31 +33,58 @@ type AdaptParams struct {
 }
 
 // DefaultAdaptParams returns the settings tuned for the curtain of
-// Bender & Deul §7 (assets/scenes/curtain-adaptive.json): g_max = 6,
-// adaptation every 5th step as in the paper, l_base = 3/m, l_gmax = 30/m,
-// c = 0.5, at most 200 000 triangles. On the curtain these average about
-// 5400 triangles over the 20 s (the paper: 5158); l_base = 4/m, l_gmax =
-// 40/m gave 4200 and 2/m, 20/m gave 7700.
+// Bender & Deul §7 (assets/scenes/curtain-adaptive.json), the defaults of
+// AdaptTable: g_max = 6, adaptation every 5th step as in the paper,
+// l_base = 3/m, l_gmax = 30/m, c = 0.5, at most 200 000 triangles. On the
+// curtain these average about 5400 triangles over the 20 s (the paper:
+// 5158); l_base = 4/m, l_gmax = 40/m gave 4200 and 2/m, 20/m gave 7700.
 func DefaultAdaptParams() AdaptParams {
-	return AdaptParams{Enabled: true, Base: 3, Max: 30, CoarsenFrac: 0.5, GMax: 6, Interval: 5, MaxTris: 200_000}
+	var p AdaptParams
+	AdaptTable.SetDefaults(&p)
+	return p
 }
 
-// Validate returns an error naming the first field out of range: l_base
-// not positive and finite, l_gmax below l_base, c outside (0, 1), g_max
-// outside [0, MaxGeneration] (the 5-bit generation field), an interval
-// outside [1, 1000] or a triangle cap outside [1, MaxAdaptTriangles].
+// AdaptTable is the schema of AdaptParams (see ParamTable): keys, units,
+// defaults and ranges of the adaptivity settings (Bender & Deul §5).
+var AdaptTable = param.Table[AdaptParams]{
+	{Key: "enabled", Label: "adaptive √3 remeshing", Doc: "adapt the mesh every interval steps; false keeps the current mesh", Group: "Adaptivity",
+		Default: 1, Bool: func(p *AdaptParams) *bool { return &p.Enabled }},
+	{Key: "l_base", Unit: "1/m", Doc: "refinement limit on the mean curvature |H| for base faces (§5, eq. 12)", Group: "Adaptivity",
+		Default: 3, Min: 1e-12, Max: 1e6, SliderMin: 0.1, SliderMax: 100, Log: true, Format: "%.2f",
+		Float: func(p *AdaptParams) *float64 { return &p.Base }},
+	{Key: "l_gmax", Label: "l_gmax, ≥ l_base", Unit: "1/m", Doc: "refinement limit at generation g_max; at least l_base", Group: "Adaptivity",
+		Default: 30, Min: 1e-12, Max: 1e6, SliderMin: 0.1, SliderMax: 1000, Log: true, Format: "%.1f",
+		Float: func(p *AdaptParams) *float64 { return &p.Max }},
+	{Key: "coarsen", Label: "c coarsen fraction", Doc: "coarsen where |H| < c·l_g", Group: "Adaptivity",
+		Default: 0.5, Min: 0.001, Max: 0.999, SliderMin: 0.01, SliderMax: 0.99, Format: "%.2f",
+		Float: func(p *AdaptParams) *float64 { return &p.CoarsenFrac }},
+	{Key: "g_max", Label: "g_max generation", Doc: "deepest refinement generation; lowering it coarsens deeper faces", Group: "Adaptivity",
+		Default: 6, Min: 0, Max: adapt.MaxGeneration, SliderMin: 0, SliderMax: adapt.MaxGeneration, Format: "%d",
+		Int: func(p *AdaptParams) *int { return &p.GMax }},
+	{Key: "interval", Unit: "steps", Doc: "adapt after every interval-th step (the paper: 5)", Group: "Adaptivity",
+		Default: 5, Min: 1, Max: 1000, SliderMin: 1, SliderMax: 1000, Log: true, Format: "%d",
+		Int: func(p *AdaptParams) *int { return &p.Interval }},
+	{Key: "max_triangles", Label: "triangle cap", Doc: "hard cap on the live triangle count", Group: "Adaptivity",
+		Default: 200_000, Min: 1, Max: MaxAdaptTriangles, SliderMin: 100, SliderMax: MaxAdaptTriangles, Log: true, Format: "%d",
+		Int: func(p *AdaptParams) *int { return &p.MaxTris }},
+}
+
+// Validate returns an error naming the first field out of the range
+// AdaptTable gives it (a *param.RangeError), or l_gmax below l_base.
 func (p AdaptParams) Validate() error {
-	if err := p.limits().Validate(); err != nil {
+	if err := AdaptTable.Validate(&p); err != nil {
 		return err
 	}
-	if p.Interval < 1 || p.Interval > 1000 {
-		return fmt.Errorf("adaptation interval must be in [1, 1000] steps, got %d", p.Interval)
-	}
-	if p.MaxTris > MaxAdaptTriangles {
-		return fmt.Errorf("triangle cap %d is above %d, which would exhaust memory", p.MaxTris, MaxAdaptTriangles)
-	}
-	return nil
+	return p.limits().Validate()
 }
+
+// MarshalJSON writes p as a JSON object with AdaptTable's keys.
+func (p AdaptParams) MarshalJSON() ([]byte, error) { return AdaptTable.Encode(&p) }
+
+// UnmarshalJSON overrides the fields of p whose keys the object holds
+// (AdaptTable); unknown keys are a *param.UnknownKeyError. It does not
+// validate.
+func (p *AdaptParams) UnmarshalJSON(data []byte) error { return AdaptTable.Decode(data, p) }
 
 // limits returns the Adapter's criterion parameters. The Adapter stops
 // refining once NumTris()+2 would pass its cap, but one refinement may
@@ -160,16 +188,23 @@ func (s *Sim) adaptAfterStep() time.Duration {
 		return 0
 	}
 	ad.since = 0
-	return s.Adapt().Duration
+	// SetAdaptParams validated ad.p and made the Adapter, so Adapt cannot
+	// fail here.
+	st, _ := s.Adapt()
+	return st.Duration
 }
 
 // Adapt adapts the mesh once now, whatever the interval, with the current
 // AdaptParams (even when Enabled is false), and returns what it did. It
-// does nothing if SetAdaptParams was never called.
-func (s *Sim) Adapt() AdaptStats {
+// returns an error, and changes nothing, when SetAdaptParams was never
+// called or the settings in force do not validate.
+func (s *Sim) Adapt() (AdaptStats, error) {
 	ad := &s.ad
-	if ad.a == nil || ad.p.Validate() != nil {
-		return AdaptStats{}
+	if ad.a == nil {
+		return AdaptStats{}, fmt.Errorf("adaptivity: no settings: call SetAdaptParams first")
+	}
+	if err := ad.p.Validate(); err != nil {
+		return AdaptStats{}, fmt.Errorf("adaptivity: %w", err)
 	}
 	t0 := time.Now()
 	m := s.Mesh
@@ -182,7 +217,7 @@ func (s *Sim) Adapt() AdaptStats {
 	r, c := ad.a.Adapt(ad.curv, lim)
 	s.applyChanges(ad.a.Changes())
 	ad.last = AdaptStats{Refined: r, Coarsened: c, Duration: time.Since(t0)}
-	return ad.last
+	return ad.last, nil
 }
 
 // RefineUniform applies g/2 uniform √3 steps (Kobbelt 2000) to the whole

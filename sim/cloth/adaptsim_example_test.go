@@ -39,6 +39,6 @@ func ExampleSim_SetAdaptParams() {
 	// Output:
 	// base: 820 triangles, 0.4428 kg
 	// full resolution: 22140 triangles, 0.4428 kg
-	// adaptivity: coarsening fraction must be in (0, 1), got 1.5
+	// adaptivity: coarsen must be in [0.001, 0.999], got 1.5
 	// <nil> 5
 }

@@ -428,7 +428,7 @@ func TestAdaptRefinedAtStartMatchesUniform(t *testing.T) {
 // adaptToShape adapts s until its mesh stops changing (at most 32 times).
 func adaptToShape(s *Sim) {
 	for k := 0; k < 32; k++ {
-		if st := s.Adapt(); st.Refined == 0 && st.Coarsened == 0 {
+		if st, err := s.Adapt(); err != nil || st.Refined == 0 && st.Coarsened == 0 {
 			return
 		}
 	}

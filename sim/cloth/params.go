@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"drape/sim/geom"
+	"drape/sim/param"
 )
 
 // Params holds every tunable of the cloth model and the integrator. The
@@ -39,73 +40,91 @@ type Params struct {
 
 // DefaultParams returns the curtain material of Bender & Deul §7
 // (E_x = E_y = E_s = 1000 N/m, ν = 0.33, ρ = 0.1 kg/m², Δt = 5 ms) with
-// light damping and bending, gravity along −Y, and no wind.
+// light damping and bending, gravity along −Y, and no wind: the defaults
+// of ParamTable.
 func DefaultParams() Params {
-	return Params{
-		YoungX: 1000, YoungY: 1000, Shear: 1000,
-		PoissXY: 0.33, PoissYX: 0.33,
-		Density:   0.1,
-		Bending:   2e-5,
-		DampMass:  0.05,
-		DampStiff: 0.002,
-		Dt:        0.005,
-		Tolerance: 1e-3,
-		MaxIter:   1000,
-		Gravity:   geom.Vec3{0, -9.81, 0},
-
-		DragStiffness: 50,
-	}
+	var p Params
+	ParamTable.SetDefaults(&p)
+	return p
 }
 
-// Validate returns an error naming the first field that is out of range.
-// Each field has a range (see paramRanges) wide enough for any fabric and
-// far beyond it, but finite, so a slip of the slider or a typo in a scene
-// file (E = 1e30, g = 1e300) is reported instead of silently losing all
-// precision in the solver. The Poisson ratios must also give a positive
-// definite elasticity tensor (see ElasticityTensor).
+// ParamTable is the schema of Params: for every field its JSON key (the
+// same in scene files, saved scenes and --state), viewer label, unit,
+// default, valid range, slider range and viewer group. The ranges are wide
+// enough for any fabric and far beyond it, but finite, so a slip of the
+// slider or a typo in a scene file (E = 1e30, g = 1e300) is reported
+// instead of silently losing all precision in the solver.
+var ParamTable = param.Table[Params]{
+	{Key: "E_x", Label: "E_x weft", Unit: "N/m", Doc: "Young's modulus along the weft (material X), §4.2", Group: "Material",
+		Default: 1000, Min: 1e-12, Max: 1e8, SliderMin: 1, SliderMax: 1e5, Log: true, Format: "%.0f",
+		Float: func(p *Params) *float64 { return &p.YoungX }},
+	{Key: "E_y", Label: "E_y warp", Unit: "N/m", Doc: "Young's modulus along the warp (material Y), §4.2", Group: "Material",
+		Default: 1000, Min: 1e-12, Max: 1e8, SliderMin: 1, SliderMax: 1e5, Log: true, Format: "%.0f",
+		Float: func(p *Params) *float64 { return &p.YoungY }},
+	{Key: "E_s", Label: "E_s shear", Unit: "N/m", Doc: "in-plane shear modulus, §4.2", Group: "Material",
+		Default: 1000, Min: 1e-12, Max: 1e8, SliderMin: 1, SliderMax: 1e5, Log: true, Format: "%.0f",
+		Float: func(p *Params) *float64 { return &p.Shear }},
+	{Key: "nu_xy", Label: "ν_xy", Doc: "Poisson ratio: contraction along Y under stretch along X", Group: "Material",
+		Default: 0.33, Min: 0, Max: 0.99, SliderMin: 0, SliderMax: 0.95, Format: "%.2f",
+		Float: func(p *Params) *float64 { return &p.PoissXY }},
+	{Key: "nu_yx", Label: "ν_yx", Doc: "Poisson ratio: contraction along X under stretch along Y", Group: "Material",
+		Default: 0.33, Min: 0, Max: 0.99, SliderMin: 0, SliderMax: 0.95, Format: "%.2f",
+		Float: func(p *Params) *float64 { return &p.PoissYX }},
+	{Key: "density", Label: "ρ density", Unit: "kg/m²", Doc: "mass per rest area", Group: "Material",
+		Default: 0.1, Min: 1e-6, Max: 1e3, SliderMin: 0.005, SliderMax: 2, Log: true, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.Density }},
+	{Key: "bending", Label: "k_b bending", Unit: "N·m", Doc: "isometric bending stiffness (Bergou et al. 2006); 0 disables bending", Group: "Material",
+		Default: 2e-5, Min: 0, Max: 1e3, SliderMin: 0, SliderMax: 1e-2, Log: true, Format: "%.1e",
+		Float: func(p *Params) *float64 { return &p.Bending }},
+	{Key: "damp_mass", Label: "α_M damping", Unit: "1/s", Doc: "Rayleigh mass damping α_M in D = α_M·M + α_K·K", Group: "Material",
+		Default: 0.05, Min: 0, Max: 1e4, SliderMin: 0, SliderMax: 5, Log: true, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.DampMass }},
+	{Key: "damp_stiff", Label: "α_K damping", Unit: "s", Doc: "Rayleigh stiffness damping α_K", Group: "Material",
+		Default: 0.002, Min: 0, Max: 10, SliderMin: 0, SliderMax: 0.05, Log: true, Format: "%.4f",
+		Float: func(p *Params) *float64 { return &p.DampStiff }},
+	{Key: "dt", Label: "Δt time step", Unit: "s", Doc: "time step Δt", Group: "Solver",
+		Default: 0.005, Min: 1e-6, Max: 0.1, SliderMin: 0.0002, SliderMax: 0.02, Log: true, Format: "%.4f",
+		Float: func(p *Params) *float64 { return &p.Dt }},
+	{Key: "tolerance", Label: "PCG tolerance", Doc: "PCG stops when the preconditioned residual falls below tolerance² times its start value", Group: "Solver",
+		Default: 1e-3, Min: 1e-12, Max: 0.5, SliderMin: 1e-6, SliderMax: 0.1, Log: true, Format: "%.1e",
+		Float: func(p *Params) *float64 { return &p.Tolerance }},
+	{Key: "max_iter", Label: "PCG iteration cap", Doc: "PCG iteration cap per step", Group: "Solver",
+		Default: 1000, Min: 1, Max: 100000, SliderMin: 5, SliderMax: 2000, Log: true, Format: "%d",
+		Int: func(p *Params) *int { return &p.MaxIter }},
+	{Key: "gravity", Unit: "m/s²", Doc: "gravitational acceleration",
+		DefVec: [3]float64{0, -9.81, 0}, Min: 0, Max: 1e4,
+		Vec: func(p *Params) *geom.Vec3 { return &p.Gravity }},
+	{Key: "wind", Unit: "m/s", Doc: "uniform wind velocity (acts through air_drag)",
+		Min: 0, Max: 1e3,
+		Vec: func(p *Params) *geom.Vec3 { return &p.Wind }},
+	{Key: "air_drag", Label: "air drag", Unit: "N·s/m³", Doc: "normal air drag: force per area per normal relative speed; 0 disables drag and wind",
+		Min: 0, Max: 1e4, SliderMin: 0, SliderMax: 10, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.AirDrag }},
+	{Key: "drag_stiffness", Label: "mouse spring", Unit: "N/m", Doc: "stiffness of the spring that pulls a vertex dragged with the mouse to the cursor",
+		Default: 50, Min: 0, Max: 1e8, SliderMin: 1, SliderMax: 1e4, Log: true, Format: "%.0f",
+		Float: func(p *Params) *float64 { return &p.DragStiffness }},
+}
+
+// Validate returns an error naming the first field that is out of the
+// range ParamTable gives it (a *param.RangeError), or an elasticity tensor
+// that is not positive definite (see ElasticityTensor).
 func (p Params) Validate() error {
-	for _, r := range p.ranges() {
-		if !(r.v >= r.min && r.v <= r.max) {
-			return fmt.Errorf("%s must be in [%g, %g], got %v", r.name, r.min, r.max, r.v)
-		}
+	if err := ParamTable.Validate(&p); err != nil {
+		return err
 	}
 	if c := p.ElasticityTensor(); !(c[0] > 0 && c[0]*c[4]-c[1]*c[3] > 0) {
 		return fmt.Errorf("elasticity tensor is not positive definite for E_x=%v E_y=%v nu_xy=%v nu_yx=%v: lower the Poisson ratios", p.YoungX, p.YoungY, p.PoissXY, p.PoissYX)
 	}
-	if p.MaxIter < 1 || p.MaxIter > 100000 {
-		return fmt.Errorf("iteration cap must be in [1, 100000], got %d", p.MaxIter)
-	}
 	return nil
 }
 
-// paramRange is one field's allowed closed interval.
-type paramRange struct {
-	name     string
-	v        float64
-	min, max float64
-}
+// MarshalJSON writes p as a JSON object with ParamTable's keys.
+func (p Params) MarshalJSON() ([]byte, error) { return ParamTable.Encode(&p) }
 
-// ranges lists every float field with its name (as scene files and the
-// UI label it, with units) and allowed interval. NaN fails every check.
-func (p Params) ranges() []paramRange {
-	return []paramRange{
-		{"E_x (N/m)", p.YoungX, 1e-12, 1e8},
-		{"E_y (N/m)", p.YoungY, 1e-12, 1e8},
-		{"E_s (N/m)", p.Shear, 1e-12, 1e8},
-		{"nu_xy", p.PoissXY, 0, 0.99},
-		{"nu_yx", p.PoissYX, 0, 0.99},
-		{"density (kg/m²)", p.Density, 1e-6, 1e3},
-		{"bending stiffness (N·m)", p.Bending, 0, 1e3},
-		{"mass damping alpha_M (1/s)", p.DampMass, 0, 1e4},
-		{"stiffness damping alpha_K (s)", p.DampStiff, 0, 10},
-		{"dt (s)", p.Dt, 1e-6, 0.1},
-		{"tolerance", p.Tolerance, 1e-12, 0.5},
-		{"|gravity| (m/s²)", p.Gravity.Norm(), 0, 1e4},
-		{"|wind| (m/s)", p.Wind.Norm(), 0, 1e3},
-		{"air drag (N·s/m³)", p.AirDrag, 0, 1e4},
-		{"drag stiffness (N/m)", p.DragStiffness, 0, 1e8},
-	}
-}
+// UnmarshalJSON overrides the fields of p whose keys the object holds
+// (ParamTable); unknown keys are a *param.UnknownKeyError. It does not
+// validate.
+func (p *Params) UnmarshalJSON(data []byte) error { return ParamTable.Decode(data, p) }
 
 // ElasticityTensor returns the orthotropic plane-stress tensor C of
 // Bender & Deul §4.2 acting on (ε_x, ε_y, γ_xy), row-major:

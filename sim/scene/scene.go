@@ -12,16 +12,20 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"drape/sim/cloth"
 	"drape/sim/geom"
 	"drape/sim/meshio"
+	"drape/sim/param"
 )
 
 // Scene is a simulation set-up: a mesh, where it hangs, which vertices are
 // pinned and how they move, the material and integrator parameters, and
-// how long to run. Scenes are data: ParseScene documents the JSON schema.
+// how long to run. Scenes are data: ParseScene documents the JSON schema,
+// Encode writes it back. Parameter blocks (Params, Adapt) are values whose
+// param.Table gives their keys; the package doc says how to add one.
 type Scene struct {
 	Name        string
 	Description string
@@ -31,6 +35,7 @@ type Scene struct {
 	Pins        []PinSpec
 	Params      cloth.Params       // DefaultParams overridden field by field by the file
 	Adapt       *cloth.AdaptParams // adaptive refinement; nil when the file has no "adapt" object
+	Camera      *Camera            // the viewer's camera; nil: fit the view to the cloth
 
 	source string // file name for messages
 	objFS  fs.FS  // where a relative mesh.file resolves; nil: the OS filesystem
@@ -39,31 +44,62 @@ type Scene struct {
 
 // MeshSpec says which mesh a scene uses (JSON object "mesh").
 type MeshSpec struct {
-	Kind      string  `json:"kind"`      // "grid" (RegularGrid), "staggered" (StaggeredGrid), "irregular" (IrregularGrid) or "obj" (ReadOBJ)
-	Width     float64 `json:"width"`     // grid, staggered, irregular: material size along X (weft), m
-	Height    float64 `json:"height"`    // grid, staggered, irregular: material size along Y (warp), m
-	NX        int     `json:"nx"`        // grid: quads along X; staggered: cells along X
-	NY        int     `json:"ny"`        // grid: quads along Y; staggered: rows of cells
-	Triangles int     `json:"triangles"` // irregular: approximate triangle count
-	Seed      int64   `json:"seed"`      // irregular: jitter seed
-	File      string  `json:"file"`      // obj: path, relative to the scene file
+	Kind      string  `json:"kind"`                // "grid" (RegularGrid), "staggered" (StaggeredGrid), "irregular" (IrregularGrid) or "obj" (ReadOBJ)
+	Width     float64 `json:"width,omitempty"`     // grid, staggered, irregular: material size along X (weft), m
+	Height    float64 `json:"height,omitempty"`    // grid, staggered, irregular: material size along Y (warp), m
+	NX        int     `json:"nx,omitempty"`        // grid: quads along X; staggered: cells along X
+	NY        int     `json:"ny,omitempty"`        // grid: quads along Y; staggered: rows of cells
+	Triangles int     `json:"triangles,omitempty"` // irregular: approximate triangle count
+	Seed      int64   `json:"seed,omitempty"`      // irregular: jitter seed
+	File      string  `json:"file,omitempty"`      // obj: path, relative to the scene file
 }
 
 // Placement puts a generated mesh into the world (JSON object "placement").
 type Placement struct {
-	Origin      [3]float64 `json:"origin"`      // world position of material (0, 0), m
-	Orientation string     `json:"orientation"` // "vertical" (default) or "horizontal"
-	Ripple      float64    `json:"ripple"`      // out-of-plane perturbation amplitude, m; 0 for none
-	Wavelength  float64    `json:"wavelength"`  // ripple wavelength along material X, m; 0 means 0.1 m
+	Origin      [3]float64 `json:"origin"`                // world position of material (0, 0), m
+	Orientation string     `json:"orientation,omitempty"` // "vertical" (default) or "horizontal"
+	Ripple      float64    `json:"ripple,omitempty"`      // out-of-plane perturbation amplitude, m; 0 for none
+	Wavelength  float64    `json:"wavelength,omitempty"`  // ripple wavelength along material X, m; 0 means 0.1 m
 }
 
 // PinSpec pins a set of vertices, optionally along a scripted path
 // (JSON array "pins").
 type PinSpec struct {
-	Select   string    `json:"select"`   // a selector, see ParseScene
-	Vertices []int32   `json:"vertices"` // select "vertices": vertex slots
-	Path     []PathKey `json:"path"`     // optional: keyframed offset shared by all selected vertices
-	Gather   *Gather   `json:"gather"`   // optional: curtain-style gathering along material X
+	Select   string      `json:"select"`             // a selector, see ParseScene
+	Vertices []int32     `json:"vertices,omitempty"` // select "vertices": vertex slots
+	At       *[2]float64 `json:"at,omitempty"`       // select "material": material coordinates (x, y), m; picks the nearest live vertex
+	Target   *[3]float64 `json:"target,omitempty"`   // select "material": pin at this world position, m, instead of the initial one
+	Remove   bool        `json:"remove,omitempty"`   // unpin the selected vertices instead of pinning them
+	Path     []PathKey   `json:"path,omitempty"`     // optional: keyframed offset shared by all selected vertices
+	Gather   *Gather     `json:"gather,omitempty"`   // optional: curtain-style gathering along material X
+}
+
+// Camera is the viewer's orbit camera (JSON object "camera"; see
+// render.Camera): the eye sits at Target + Distance·(cos(pitch)·sin(yaw),
+// sin(pitch), cos(pitch)·cos(yaw)), with +Y up.
+type Camera struct {
+	Target   [3]float64 `json:"target"`   // point looked at, m
+	Yaw      float64    `json:"yaw"`      // rotation about +Y, degrees; 0 looks along −Z
+	Pitch    float64    `json:"pitch"`    // elevation, degrees, in (−90, 90)
+	Distance float64    `json:"distance"` // eye to target, m, > 0
+	FovY     float64    `json:"fov_y"`    // vertical field of view, degrees, in (0, 180)
+}
+
+func (c *Camera) validate() error {
+	for _, v := range []float64{c.Target[0], c.Target[1], c.Target[2], c.Yaw, c.Pitch, c.Distance, c.FovY} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("camera: values must be finite")
+		}
+	}
+	switch {
+	case !(c.Pitch > -90 && c.Pitch < 90):
+		return fmt.Errorf("camera.pitch must be in (-90, 90) degrees, got %v", c.Pitch)
+	case !(c.Distance > 0):
+		return fmt.Errorf("camera.distance must be positive, got %v m", c.Distance)
+	case !(c.FovY > 0 && c.FovY < 180):
+		return fmt.Errorf("camera.fov_y must be in (0, 180) degrees, got %v", c.FovY)
+	}
+	return nil
 }
 
 // PathKey is one keyframe of a pin path.
@@ -85,102 +121,16 @@ type Gather struct {
 	Fraction float64 `json:"fraction"` // gathered width / original width, (0, 1]
 }
 
-// paramsJSON is the JSON form of Params; absent keys keep DefaultParams.
-type paramsJSON struct {
-	YoungX    *float64    `json:"E_x"`        // N/m
-	YoungY    *float64    `json:"E_y"`        // N/m
-	Shear     *float64    `json:"E_s"`        // N/m
-	PoissXY   *float64    `json:"nu_xy"`      // dimensionless
-	PoissYX   *float64    `json:"nu_yx"`      // dimensionless
-	Density   *float64    `json:"density"`    // kg/m²
-	Bending   *float64    `json:"bending"`    // N·m
-	DampMass  *float64    `json:"damp_mass"`  // 1/s
-	DampStiff *float64    `json:"damp_stiff"` // s
-	Dt        *float64    `json:"dt"`         // s
-	Tolerance *float64    `json:"tolerance"`  // dimensionless
-	MaxIter   *int        `json:"max_iter"`   // iterations
-	Gravity   *[3]float64 `json:"gravity"`    // m/s²
-	Wind      *[3]float64 `json:"wind"`       // m/s
-	AirDrag   *float64    `json:"air_drag"`   // N·s/m³
-}
-
-// adaptJSON is the JSON form of AdaptParams; absent keys keep
-// DefaultAdaptParams.
-type adaptJSON struct {
-	Enabled     *bool    `json:"enabled"`
-	Base        *float64 `json:"l_base"`        // 1/m
-	Max         *float64 `json:"l_gmax"`        // 1/m
-	CoarsenFrac *float64 `json:"coarsen"`       // dimensionless
-	GMax        *int     `json:"g_max"`         // generations
-	Interval    *int     `json:"interval"`      // steps
-	MaxTris     *int     `json:"max_triangles"` // triangles
-}
-
-func (j *adaptJSON) params() *cloth.AdaptParams {
-	if j == nil {
-		return nil
-	}
-	p := cloth.DefaultAdaptParams()
-	if j.Enabled != nil {
-		p.Enabled = *j.Enabled
-	}
-	for _, f := range []struct {
-		src *float64
-		dst *float64
-	}{{j.Base, &p.Base}, {j.Max, &p.Max}, {j.CoarsenFrac, &p.CoarsenFrac}} {
-		if f.src != nil {
-			*f.dst = *f.src
-		}
-	}
-	for _, f := range []struct {
-		src *int
-		dst *int
-	}{{j.GMax, &p.GMax}, {j.Interval, &p.Interval}, {j.MaxTris, &p.MaxTris}} {
-		if f.src != nil {
-			*f.dst = *f.src
-		}
-	}
-	return &p
-}
-
 type sceneJSON struct {
-	Name        string      `json:"name"`
-	Description string      `json:"description"`
-	Duration    float64     `json:"duration"`
-	Mesh        MeshSpec    `json:"mesh"`
-	Placement   Placement   `json:"placement"`
-	Pins        []PinSpec   `json:"pins"`
-	Params      *paramsJSON `json:"params"`
-	Adapt       *adaptJSON  `json:"adapt"`
-}
-
-// apply overrides the fields of p that the file sets.
-func (j *paramsJSON) apply(p *cloth.Params) {
-	if j == nil {
-		return
-	}
-	for _, f := range []struct {
-		src *float64
-		dst *float64
-	}{
-		{j.YoungX, &p.YoungX}, {j.YoungY, &p.YoungY}, {j.Shear, &p.Shear},
-		{j.PoissXY, &p.PoissXY}, {j.PoissYX, &p.PoissYX}, {j.Density, &p.Density},
-		{j.Bending, &p.Bending}, {j.DampMass, &p.DampMass}, {j.DampStiff, &p.DampStiff},
-		{j.Dt, &p.Dt}, {j.Tolerance, &p.Tolerance}, {j.AirDrag, &p.AirDrag},
-	} {
-		if f.src != nil {
-			*f.dst = *f.src
-		}
-	}
-	if j.MaxIter != nil {
-		p.MaxIter = *j.MaxIter
-	}
-	if j.Gravity != nil {
-		p.Gravity = vec3(*j.Gravity)
-	}
-	if j.Wind != nil {
-		p.Wind = vec3(*j.Wind)
-	}
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Duration    float64         `json:"duration"`
+	Mesh        MeshSpec        `json:"mesh"`
+	Placement   Placement       `json:"placement"`
+	Pins        []PinSpec       `json:"pins"`
+	Camera      *Camera         `json:"camera"`
+	Params      json.RawMessage `json:"params"`
+	Adapt       json.RawMessage `json:"adapt"`
 }
 
 func vec3(a [3]float64) geom.Vec3 { return geom.Vec3{a[0], a[1], a[2]} }
@@ -214,9 +164,13 @@ const maxSceneBytes = 4 << 20
 //	  "pins": [ {                      // later entries override earlier ones for a vertex
 //	    "select": "top-row",           // top-row | bottom-row | left-column | right-column |
 //	                                   // top-left | top-right | bottom-left | bottom-right |
-//	                                   // top-corners | bottom-corners | corners | vertices
+//	                                   // top-corners | bottom-corners | corners | vertices | material
 //	                                   // (rows, columns and corners of the material bounding box)
 //	    "vertices": [0, 30],           // with "select": "vertices": vertex slots
+//	    "at": [0.5, 1],                // with "select": "material": the vertex nearest to these
+//	                                   //   material coordinates, m
+//	    "target": [0.5, 1.2, 0],       // material pins only: pin there instead of where it starts, m
+//	    "remove": true,                // optional: unpin the selected vertices instead
 //	    "path": [ {"t": 0, "offset": [0,0,0]}, {"t": 2, "offset": [0,0.1,0]} ],
 //	                                   // optional: piecewise-linear offset from the initial position
 //	    "gather": {"start": 5, "end": 11, "back": 17, "to": 0, "fraction": 0.25}
@@ -239,8 +193,15 @@ const maxSceneBytes = 4 << 20
 //	    "coarsen": 0.5,                // c in (0, 1): coarsen below c·l_g
 //	    "g_max": 6, "interval": 5,     // deepest generation; adapt every interval steps
 //	    "max_triangles": 200000        // hard cap on the triangle count
+//	  },
+//	  "camera": {                      // optional: the viewer's camera (see Camera)
+//	    "target": [0, 1, 0], "distance": 3, "yaw": 34, "pitch": 20, "fov_y": 45
 //	  }
 //	}
+//
+// The "params" and "adapt" blocks are decoded through cloth.ParamTable and
+// cloth.AdaptTable (package param), which hold every key's unit, default
+// and range; README.md's "Scene files" tables are generated from them.
 //
 // Pins without path or gather are fixed at their initial positions.
 func ParseScene(data []byte, source string) (*Scene, error) {
@@ -259,13 +220,22 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 	}
 	s := &Scene{
 		Name: j.Name, Description: j.Description, Duration: j.Duration,
-		Mesh: j.Mesh, Placement: j.Placement, Pins: j.Pins,
-		Params: cloth.DefaultParams(), Adapt: j.Adapt.params(), source: source,
+		Mesh: j.Mesh, Placement: j.Placement, Pins: j.Pins, Camera: j.Camera,
+		Params: cloth.DefaultParams(), source: source,
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(filepath.ToSlash(source)), ".json")
 	}
-	j.Params.apply(&s.Params)
+	if err := decodeBlock(data, "params", j.Params, cloth.ParamTable, &s.Params); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if j.Adapt != nil {
+		p := cloth.DefaultAdaptParams()
+		if err := decodeBlock(data, "adapt", j.Adapt, cloth.AdaptTable, &p); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		s.Adapt = &p
+	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
@@ -325,6 +295,29 @@ func keyOffset(data []byte, quoted string) int {
 	}
 }
 
+// decodeBlock decodes the parameter block raw (the value of the scene's
+// key, nil when absent) over dst through its table. An unknown key is
+// reported with its line and column in data and the valid keys.
+func decodeBlock[T any](data []byte, key string, raw json.RawMessage, t param.Table[T], dst *T) error {
+	if raw == nil {
+		return nil
+	}
+	err := t.Decode(raw, dst)
+	if err == nil {
+		return nil
+	}
+	var uk *param.UnknownKeyError
+	if errors.As(err, &uk) {
+		if at := bytes.Index(data, raw); at >= 0 {
+			if off := keyOffset(raw, strconv.Quote(uk.Key)); off >= 0 {
+				line, col := lineCol(data, at+off)
+				return fmt.Errorf("line %d, column %d: %s: %w", line, col, key, err)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}
+
 // lineCol converts a byte offset into a 1-based line and column.
 func lineCol(data []byte, off int) (line, col int) {
 	off = min(max(off, 0), len(data))
@@ -336,7 +329,7 @@ func lineCol(data []byte, off int) (line, col int) {
 // pinSelectors lists the selectors a pin entry may use.
 var pinSelectors = []string{"top-row", "bottom-row", "left-column", "right-column",
 	"top-left", "top-right", "bottom-left", "bottom-right",
-	"top-corners", "bottom-corners", "corners", "vertices"}
+	"top-corners", "bottom-corners", "corners", "vertices", "material"}
 
 // Validate returns an error naming the first out-of-range key: a
 // non-positive or non-finite duration or size, nx or ny below 1, more than
@@ -407,6 +400,11 @@ func (s *Scene) Validate() error {
 			return fmt.Errorf("adapt: %w", err)
 		}
 	}
+	if s.Camera != nil {
+		if err := s.Camera.validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -420,6 +418,21 @@ func (p *PinSpec) validate() error {
 	}
 	if (p.Select == "vertices") != (len(p.Vertices) > 0) {
 		return fmt.Errorf("vertices: a non-empty list goes with \"select\": \"vertices\" and only with it")
+	}
+	if (p.Select == "material") != (p.At != nil) {
+		return fmt.Errorf("at: material coordinates go with \"select\": \"material\" and only with it")
+	}
+	if p.At != nil && !vec3([3]float64{p.At[0], p.At[1], 0}).IsFinite() {
+		return fmt.Errorf("at: must be finite, got %v", *p.At)
+	}
+	if p.Target != nil && (p.Select != "material" || p.Remove || p.Path != nil || p.Gather != nil) {
+		return fmt.Errorf("target: goes with \"select\": \"material\" only, without remove, path or gather")
+	}
+	if p.Target != nil && !vec3(*p.Target).IsFinite() {
+		return fmt.Errorf("target: must be finite, got %v", *p.Target)
+	}
+	if p.Remove && (p.Path != nil || p.Gather != nil) {
+		return fmt.Errorf("remove: a removal has no path or gather")
 	}
 	if p.Path != nil && p.Gather != nil {
 		return fmt.Errorf("path: give either path or gather, not both")
@@ -599,9 +612,17 @@ func (s *Scene) Build() (*cloth.Sim, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scene %s: pins[%d]: %w", s.Name, i, err)
 		}
+		if pin.Remove {
+			for _, v := range vs {
+				sim.Unpin(v)
+			}
+			continue
+		}
 		paths := pin.paths(m, vs)
 		for k, v := range vs {
-			if paths == nil {
+			if pin.Target != nil {
+				err = sim.Pin(v, vec3(*pin.Target))
+			} else if paths == nil {
 				err = sim.Pin(v, m.Pos[v])
 			} else {
 				err = sim.PinPath(v, paths[k])
@@ -631,6 +652,12 @@ func (p *PinSpec) selectVertices(m *geom.Mesh) ([]int32, error) {
 			vs = append(vs, v)
 		}
 		return vs, nil
+	}
+	if p.Select == "material" {
+		if v := NearestVertex(m, geom.Vec2{X: p.At[0], Y: p.At[1]}); v >= 0 {
+			return []int32{v}, nil
+		}
+		return nil, fmt.Errorf("select \"material\": the mesh has no vertex")
 	}
 	lo, hi := geom.Vec2{math.Inf(1), math.Inf(1)}, geom.Vec2{math.Inf(-1), math.Inf(-1)}
 	for i, r := range m.Rest {
@@ -708,6 +735,21 @@ func compactInt32(vs []int32) []int32 {
 		}
 	}
 	return out
+}
+
+// NearestVertex returns the live vertex slot whose material coordinates
+// are nearest to at (the lowest slot among equally near ones), or −1 for a
+// mesh without vertices. A "material" pin uses it, so a pin saved from an
+// adapted mesh finds its vertex again in the base mesh when that vertex
+// existed there, and the nearest base vertex otherwise.
+func NearestVertex(m *geom.Mesh, at geom.Vec2) int32 {
+	best, bd := int32(-1), math.Inf(1)
+	for i, r := range m.Rest {
+		if d := r.Sub(at).Norm2(); m.VertAlive[i] && d < bd {
+			best, bd = int32(i), d
+		}
+	}
+	return best
 }
 
 // gatherKeys is the number of keyframes per gather transition; the
