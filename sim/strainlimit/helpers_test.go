@@ -84,6 +84,15 @@ func momenta(in *Input) (p, l geom.Vec3) {
 	return p, l
 }
 
+// pinTopMoving pins the top row where V takes it.
+func pinTopMoving(in *Input) {
+	for i, r := range in.Rest {
+		if r.Y > 0.8-1e-9 {
+			in.InvMass[i] = 0
+		}
+	}
+}
+
 // pinTop pins the vertices with rest Y at the top edge (y = 0.8).
 func pinTop(in *Input) int {
 	n := 0

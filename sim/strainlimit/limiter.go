@@ -199,6 +199,7 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 		st.Passes++
 		st.StitchIterations += l.stitch(p.Iterations)
 	}
+	l.gauge()
 	st.MaxRatioAfter, st.MaxStrainAfter = l.evaluate()
 	if math.IsNaN(st.MaxRatioAfter) || math.IsInf(st.MaxRatioAfter, 0) {
 		st.Time = time.Since(t0)
@@ -645,85 +646,113 @@ func (l *Limiter) lapApplyChunk(_, lo, hi int) {
 	}
 }
 
-// writeBack sets V = (x − x^n)/Δt on the free vertices of the faces and,
-// when no vertex is pinned, restores the entry's linear and angular
-// momentum (the stitching's gauge, see the package doc).
+// writeBack sets V = (x − x^n)/Δt on the free vertices of the faces.
+//
+// gauge, when no vertex is pinned, fixes the stitching's gauge (see the
+// package doc): it translates x so that Σ m·x is that of the entry's
+// x^n + Δt·V (linear momentum), then rotates x rigidly about its centre of
+// mass so that Σ m·x^n × V is the entry's (angular momentum). A rigid
+// motion of x^{n+1} changes no strain. The rotation θ solves
+// L(θ) = L₀ by Newton's method with the exact Jacobian at θ = 0,
+// ∂L/∂θ = −Σ m·[x^n]×·[x − c]×/Δt, and Rodrigues' formula; it stops
+// when the change of L is below 1e-15 of Σ m·|x^n|·|V| (round-off), at
+// most restoreIters times.
+func (l *Limiter) gauge() {
+	for v, u := range l.used {
+		if u && l.in.InvMass[v] == 0 {
+			return
+		}
+	}
+	l.restoreMomentum()
+}
+
 func (l *Limiter) writeBack() {
 	in := l.in
-	pinned := false
-	for v, u := range l.used {
-		if u && in.InvMass[v] == 0 {
-			pinned = true
-			break
-		}
-	}
-	// y = new V − old V.
-	for v := range l.y {
-		l.y[v] = geom.Vec3{}
+	for v := range l.x {
 		if l.used[v] && in.InvMass[v] > 0 {
-			l.y[v] = l.x[v].Sub(in.X0[v]).Scale(1 / l.dt).Sub(in.V[v])
-		}
-	}
-	if !pinned {
-		l.restoreMomentum()
-	}
-	for v := range l.y {
-		if l.used[v] && in.InvMass[v] > 0 {
-			in.V[v] = in.V[v].Add(l.y[v])
+			in.V[v] = l.x[v].Sub(in.X0[v]).Scale(1 / l.dt)
 		}
 	}
 }
 
-// restoreMomentum changes the velocity changes y so that Σ m·y = 0 and
-// Σ m·x^n × y = 0: it subtracts the mean (mass-weighted) and then the
-// rigid rotation ω × (x^n − c) with I·ω = −ΔL, I the inertia tensor about
-// the centre of mass c of x^n. (Angular momentum of the step is
-// Σ m·x^{n+1} × v^{n+½} = Σ m·x^n × v^{n+½}, linear in V.)
+// restoreIters caps the Newton iterations of the angular-momentum gauge.
+const restoreIters = 6
+
 func (l *Limiter) restoreMomentum() {
 	in := l.in
-	var mt float64
-	var pm, cm geom.Vec3
+	var mt, scale float64
+	var p0, p1, l0 geom.Vec3
 	for v, u := range l.used {
 		if !u {
 			continue
 		}
 		m := 1 / in.InvMass[v]
 		mt += m
-		pm = pm.Add(l.y[v].Scale(m))
-		cm = cm.Add(in.X0[v].Scale(m))
+		p0 = p0.Add(l.xs[v].Scale(m))
+		p1 = p1.Add(l.x[v].Scale(m))
+		l0 = l0.Add(in.X0[v].Cross(in.V[v]).Scale(m))
+		scale += m * in.X0[v].Norm() * in.V[v].Norm()
 	}
 	if !(mt > 0) {
 		return
 	}
-	mean, c := pm.Scale(1/mt), cm.Scale(1/mt)
-	var dl geom.Vec3
-	var in3 geom.Mat3
-	for v, u := range l.used {
-		if !u {
-			continue
-		}
-		m := 1 / in.InvMass[v]
-		l.y[v] = l.y[v].Sub(mean)
-		r := in.X0[v].Sub(c)
-		dl = dl.Add(r.Cross(l.y[v]).Scale(m))
-		rr := r.Dot(r)
-		in3[0] += m * (rr - r.X*r.X)
-		in3[4] += m * (rr - r.Y*r.Y)
-		in3[8] += m * (rr - r.Z*r.Z)
-		in3[1] -= m * r.X * r.Y
-		in3[2] -= m * r.X * r.Z
-		in3[5] -= m * r.Y * r.Z
-	}
-	in3[3], in3[6], in3[7] = in3[1], in3[2], in3[5]
-	w, ok := solve3(in3, dl.Scale(-1))
-	if !ok {
-		return
-	}
+	shift := p0.Sub(p1).Scale(1 / mt)
+	c := p0.Scale(1 / mt)
 	for v, u := range l.used {
 		if u {
-			l.y[v] = l.y[v].Add(w.Cross(in.X0[v].Sub(c)))
+			l.x[v] = l.x[v].Add(shift)
 		}
 	}
+	for it := 0; it < restoreIters; it++ {
+		var lx geom.Vec3
+		var a geom.Mat3
+		for v, u := range l.used {
+			if !u {
+				continue
+			}
+			m := 1 / in.InvMass[v]
+			x0 := in.X0[v]
+			lx = lx.Add(x0.Cross(l.x[v].Sub(x0).Scale(1 / l.dt)).Scale(m))
+			// −[x0]×[r]× = (x0·r)·I − r·x0ᵀ
+			r := l.x[v].Sub(c)
+			k := m / l.dt
+			d := x0.Dot(r)
+			a[0] += k * (d - r.X*x0.X)
+			a[1] -= k * r.X * x0.Y
+			a[2] -= k * r.X * x0.Z
+			a[3] -= k * r.Y * x0.X
+			a[4] += k * (d - r.Y*x0.Y)
+			a[5] -= k * r.Y * x0.Z
+			a[6] -= k * r.Z * x0.X
+			a[7] -= k * r.Z * x0.Y
+			a[8] += k * (d - r.Z*x0.Z)
+		}
+		dl := l0.Sub(lx)
+		if !(dl.Norm() > 1e-15*scale) {
+			return
+		}
+		th, ok := solve3(a, dl)
+		if !ok {
+			return
+		}
+		for v, u := range l.used {
+			if u {
+				l.x[v] = c.Add(rotate(l.x[v].Sub(c), th))
+			}
+		}
+	}
+}
+
+// rotate returns r rotated by the rotation vector th (axis th/|th|, angle
+// |th|) by Rodrigues' formula.
+func rotate(r, th geom.Vec3) geom.Vec3 {
+	ang := th.Norm()
+	if ang == 0 {
+		return r
+	}
+	k := th.Scale(1 / ang)
+	s, co := math.Sincos(ang)
+	return r.Scale(co).Add(k.Cross(r).Scale(s)).Add(k.Scale(k.Dot(r) * (1 - co)))
 }
 
 // solve3 solves the 3×3 system a·x = b (row-major a) by Cramer's rule;
