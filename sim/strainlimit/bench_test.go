@@ -12,8 +12,8 @@ import (
 // Deul §7) for steps steps and returns its state as an Input with
 // V = v^n (the last step's v^{n+½}), the pinned rail held (InvMass 0).
 // When drag > 0 the bottom-left corner moves drag m along each axis in
-// this step (0.35 m in all), free (flung: a drag spring that gave way) or
-// held (a pin moved far, the infeasible case).
+// this step (0.35 m in all): free (flung: a drag spring that gave way),
+// down and away, or held (a pin moved far), up and away.
 func curtainInput(tb testing.TB, steps int, drag float64, held bool) (*Input, float64) {
 	tb.Helper()
 	sc, err := scene.LoadScene(assets.Scenes, "curtain")
@@ -51,14 +51,23 @@ func curtainInput(tb testing.TB, steps int, drag float64, held bool) (*Input, fl
 		if held {
 			in.InvMass[corner] = 0
 		}
-		in.V[corner] = in.V[corner].Add(geom.Vec3{X: -drag, Y: -drag, Z: drag}.Scale(1 / dt))
+		dir := geom.Vec3{X: -drag, Y: -drag, Z: drag}
+		if held {
+			// Upwards, so that the held corner stays within 10 % of
+			// the rail: down and away would put it 2.02 m from the
+			// rail's end, beyond the 1.98 m the 10 % limit allows on
+			// the 1.8 m side, and no solution would exist.
+			dir.Y = drag
+		}
+		in.V[corner] = in.V[corner].Add(dir.Scale(1 / dt))
 	}
 	return in, dt
 }
 
 // BenchmarkApply measures Apply on the curtain at full resolution
 // (22140 triangles) after 40 steps: hanging (the rail only), and with the
-// bottom-left corner moved 0.35 m in one step, free or held (each sub-benchmark
+// bottom-left corner moved 0.35 m in one step and free, or moved 5 cm
+// (a fast drag, 10 m/s) and held (each sub-benchmark
 // restores V before every Apply). Metrics: strain before and after,
 // passes, and triangles.
 func BenchmarkApply(b *testing.B) {
@@ -66,7 +75,7 @@ func BenchmarkApply(b *testing.B) {
 		name string
 		drag float64
 		held bool
-	}{{"curtain/hanging", 0, false}, {"curtain/corner-flung-0.2m", 0.2, false}, {"curtain/corner-held-0.2m", 0.2, true}} {
+	}{{"curtain/hanging", 0, false}, {"curtain/corner-flung-0.2m", 0.2, false}, {"curtain/corner-held-0.03m", 0.03, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			in, dt := curtainInput(b, 40, c.drag, c.held)
 			v0 := append([]geom.Vec3(nil), in.V...)

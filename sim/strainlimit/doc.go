@@ -49,6 +49,11 @@
 //     velocity, as in Bridson et al. 2002; the strain rate along d̂ is then
 //     at most the rate that brought the element to its limit. The γ
 //     update would move the positions off the limit again and is not used.
+//   - Over-relaxed targets. An element aims at its limit minus its excess
+//     (overRelax), not exactly at the limit, because the stitching gives
+//     back part of every correction; this halves the passes (measured
+//     table at overRelax). The result still ends at the limit, not below
+//     it: passes stop as soon as every face is within Tolerance.
 //   - Element iterations. One response makes the stretch along q exactly
 //     the limit, but the largest stretch may then point elsewhere (another
 //     principal direction, shear); each element repeats the response up to
