@@ -50,7 +50,7 @@ type Stats struct {
 	Passes           int           // element-response + stitching passes made
 	ForceIterations  int           // CG iterations of the force estimate
 	StitchIterations int           // CG iterations of all stitching solves
-	MaxStrainBefore  float64       // largest principal strain σ_max − 1 of any face at x^n + Δt·V on entry
+	MaxStrainBefore  float64       // largest principal strain σ_max − 1 of any face at x^n + Δt·V on entry (0 when every face is compressed)
 	MaxStrainAfter   float64       // the same on exit
 	MaxRatioAfter    float64       // largest limit ratio on exit (≤ 1 + Tolerance when the passes sufficed; 1 = at the limit)
 	Time             time.Duration // wall time of Apply
