@@ -19,7 +19,7 @@
 //     computed alone (in parallel), so no order exists;
 //  3. global stitching (§2.3, eq. 2.10): the positions whose edge vectors
 //     are closest in least squares to the elements' edge vectors, pinned
-//     vertices held, solved by CG on the graph Laplacian.
+//     vertices held, solved by CG on the (weighted) graph Laplacian.
 //
 // Steps 2 and 3 are repeated (Params.Passes) until every face is within
 // Params.Tolerance of its limit, because stitching averages a shrunk face
@@ -49,11 +49,13 @@
 //     velocity, as in Bridson et al. 2002; the strain rate along d̂ is then
 //     at most the rate that brought the element to its limit. The γ
 //     update would move the positions off the limit again and is not used.
-//   - Over-relaxed targets. An element aims at its limit minus its excess
-//     (overRelax), not exactly at the limit, because the stitching gives
-//     back part of every correction; this halves the passes (measured
-//     table at overRelax). The result still ends at the limit, not below
-//     it: passes stop as soon as every face is within Tolerance.
+//   - Weighted stitching. In eq. 2.10 the edge vectors of elements that
+//     responded weigh stitchWeight = 30 times those of elements within
+//     their limit, which then absorb the misfit (elements at the limit
+//     act as stiff, the others as soft). Unweighted stitching gave back
+//     half of every correction and, on the hanging curtain with a limit
+//     just under its strain, drifted away from the limit; measurements
+//     at stitchWeight and overRelax. The element targets are exact.
 //   - Element iterations. One response makes the stretch along q exactly
 //     the limit, but the largest stretch may then point elsewhere (another
 //     principal direction, shear); each element repeats the response up to
