@@ -115,7 +115,13 @@ type Limiter struct {
 	wf   [][3]float64   // per face slot: the corners' inverse masses
 	hf   []float64      // per face slot: longest rest edge, m
 	fw   []float64      // per face slot: stitching weight (stitchWeight if it responded, else 1)
-	we   []float64      // per edge: Σ of its faces' stitching weights
+	resp []bool         // per face slot: responded in this pass
+
+	mark   []uint32 // per vertex: stamp of the last activeSet that reached it
+	stamp  uint32
+	front  []int32 // activeSet's rings
+	next   []int32
+	active []int32 // vertices the stitching works on, increasing
 
 	used []bool      // per vertex: in some live face
 	xs   []geom.Vec3 // per vertex: x* = x^n + Δt·V on entry
@@ -375,6 +381,10 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	l.wf = grow(l.wf, nf)
 	l.hf = grow(l.hf, nf)
 	l.fw = grow(l.fw, nf)
+	l.resp = grow(l.resp, nf)
+	l.mark = grow(l.mark, n)
+	clear(l.mark)
+	l.stamp = 0
 	for _, s := range []*[]geom.Vec3{&l.xs, &l.x, &l.y, &l.sr, &l.sp, &l.sap, &l.sz} {
 		*s = grow(*s, n)
 	}
@@ -383,7 +393,6 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 		*s = grow(*s, ne)
 	}
 	l.u = grow(l.u, ne)
-	l.we = grow(l.we, ne)
 	l.act = grow(l.act, ne)
 	return nil
 }
@@ -439,7 +448,7 @@ func (l *Limiter) respondFacesChunk(k, lo, hi int) {
 		xt := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
 		r, moved := limitElement(&xt, &l.wf[f], &l.grad[f], l.hf[f], l.lim)
 		l.xt[f] = xt
-		l.fw[f] = 1
+		l.fw[f], l.resp[f] = 1, moved
 		if moved {
 			l.fw[f] = stitchWeight
 		}
@@ -594,21 +603,22 @@ func (l *Limiter) jmjChunk(_, lo, hi int) {
 // around faces that did not respond. It returns the CG
 // iterations.
 func (l *Limiter) stitch(maxIter int) int {
-	parallel.ForChunks(len(l.y), l.edgeGap) // sr = g, sd = diag, sz = g/diag, sp = sz
+	l.activeSet(maxIter)
+	act := l.active
+	clear(l.sp)
+	clear(l.y)                              // δ
+	parallel.ForChunks(len(act), l.edgeGap) // sr = g, sd = diag, sz = g/diag, sp = sz
 	var rz, rr0 float64
-	for v := range l.sr {
+	for _, v := range act {
 		rz += l.sr[v].Dot(l.sz[v])
 		rr0 += l.sr[v].Dot(l.sr[v])
-	}
-	for v := range l.y {
-		l.y[v] = geom.Vec3{} // δ
 	}
 	it := 0
 	rr := rr0
 	for ; it < maxIter && rr > stitchTol*stitchTol*rr0 && rz > 0; it++ {
-		parallel.ForChunks(len(l.y), l.lapApply) // sap = L·sp
+		parallel.ForChunks(len(act), l.lapApply) // sap = L·sp
 		var pap float64
-		for v := range l.sp {
+		for _, v := range act {
 			pap += l.sp[v].Dot(l.sap[v])
 		}
 		if !(pap > 0) {
@@ -617,7 +627,7 @@ func (l *Limiter) stitch(maxIter int) int {
 		a := rz / pap
 		var rzn float64
 		rr = 0
-		for v := range l.sp {
+		for _, v := range act {
 			if l.sd[v] == 0 {
 				continue
 			}
@@ -629,11 +639,11 @@ func (l *Limiter) stitch(maxIter int) int {
 		}
 		b := rzn / rz
 		rz = rzn
-		for v := range l.sp {
+		for _, v := range act {
 			l.sp[v] = l.sz[v].Add(l.sp[v].Scale(b))
 		}
 	}
-	for v := range l.x {
+	for _, v := range act {
 		if l.sd[v] != 0 {
 			l.x[v] = l.x[v].Add(l.y[v])
 		}
@@ -641,11 +651,64 @@ func (l *Limiter) stitch(maxIter int) int {
 	return it
 }
 
+// activeSet sets l.active to the vertices within rings edge rings of the
+// corners of the faces that responded, in increasing order. The
+// stitching's right-hand side is zero outside the responded faces'
+// corners, and each CG iteration spreads the iterates by one ring
+// (one Laplacian product), so after at most rings iterations they are zero
+// outside this set: the CG restricted to it computes the same numbers,
+// sums included (they add the same nonzero terms in the same order), at
+// a cost proportional to the set instead of the mesh.
+func (l *Limiter) activeSet(rings int) {
+	l.stamp++
+	if l.stamp == 0 {
+		clear(l.mark)
+		l.stamp = 1
+	}
+	st := l.stamp
+	l.front = l.front[:0]
+	for _, f := range l.faces {
+		if !l.resp[f] {
+			continue
+		}
+		for _, v := range l.tris[f] {
+			if l.mark[v] != st {
+				l.mark[v] = st
+				l.front = append(l.front, v)
+			}
+		}
+	}
+	l.active = append(l.active[:0], l.front...)
+	for r := 0; r < rings && len(l.front) > 0; r++ {
+		l.next = l.next[:0]
+		for _, v := range l.front {
+			for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
+				if l.mark[a.o] != st {
+					l.mark[a.o] = st
+					l.next = append(l.next, a.o)
+					l.active = append(l.active, a.o)
+				}
+			}
+		}
+		l.front, l.next = l.next, l.front
+	}
+	if 8*len(l.active) > len(l.mark) {
+		l.active = l.active[:0]
+		for v, m := range l.mark {
+			if m == st {
+				l.active = append(l.active, int32(v))
+			}
+		}
+		return
+	}
+	slices.Sort(l.active)
+}
+
 // edgeGapChunk computes the stitching's right-hand side g, its Jacobi
 // diagonal (0 for pinned and unused vertices, which the CG skips) and the
-// first search direction, per vertex in edge order.
+// first search direction, per active vertex in edge order.
 func (l *Limiter) edgeGapChunk(_, lo, hi int) {
-	for v := lo; v < hi; v++ {
+	for _, v := range l.active[lo:hi] {
 		l.sr[v], l.sd[v], l.sz[v], l.sp[v] = geom.Vec3{}, 0, geom.Vec3{}, geom.Vec3{}
 		if !l.used[v] || l.in.InvMass[v] == 0 {
 			continue
@@ -672,10 +735,11 @@ func (l *Limiter) edgeGapChunk(_, lo, hi int) {
 	}
 }
 
-// lapApplyChunk sets sap = L·sp on the free vertices (sp is 0 on pinned
-// ones, which the Dirichlet condition holds).
+// lapApplyChunk sets sap = L·sp on the free active vertices (sp is 0 on
+// pinned ones, which the Dirichlet condition holds, and outside the
+// active set).
 func (l *Limiter) lapApplyChunk(_, lo, hi int) {
-	for v := lo; v < hi; v++ {
+	for _, v := range l.active[lo:hi] {
 		if l.sd[v] == 0 {
 			l.sap[v] = geom.Vec3{}
 			continue
