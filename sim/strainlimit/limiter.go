@@ -651,6 +651,10 @@ func (l *Limiter) stitch(maxIter int) int {
 	return it
 }
 
+// stitchEverywhere makes activeSet take every vertex (for the test that
+// the restriction changes nothing).
+var stitchEverywhere = false
+
 // activeSet sets l.active to the vertices within rings edge rings of the
 // corners of the faces that responded, in increasing order. The
 // stitching's right-hand side is zero outside the responded faces'
@@ -660,6 +664,9 @@ func (l *Limiter) stitch(maxIter int) int {
 // sums included (they add the same nonzero terms in the same order), at
 // a cost proportional to the set instead of the mesh.
 func (l *Limiter) activeSet(rings int) {
+	if stitchEverywhere {
+		rings = len(l.mark)
+	}
 	l.stamp++
 	if l.stamp == 0 {
 		clear(l.mark)
