@@ -121,7 +121,10 @@ type Limiter struct {
 	stamp  uint32
 	front  []int32 // activeSet's rings
 	next   []int32
-	active []int32 // vertices the stitching works on, increasing
+	active []int32  // vertices the stitching works on, increasing
+	fmark  []uint32 // per face slot: stamp of the last candidates that reached it
+	fstamp uint32
+	cand   []int32 // faces the next element pass works on
 
 	used []bool      // per vertex: in some live face
 	xs   []geom.Vec3 // per vertex: x* = x^n + Δt·V on entry
@@ -229,6 +232,7 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 			break
 		}
 	}
+	l.cand = append(l.cand[:0], l.faces...)
 	for pass := 0; pass < p.Passes; pass++ {
 		r, n := l.responses()
 		if pass == 0 {
@@ -239,6 +243,7 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 		}
 		st.Passes++
 		st.StitchIterations += l.stitch(p.Iterations)
+		l.candidates()
 	}
 	l.gauge()
 	st.MaxRatioAfter, st.MaxStrainAfter = l.evaluate()
@@ -385,6 +390,9 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	l.mark = grow(l.mark, n)
 	clear(l.mark)
 	l.stamp = 0
+	l.fmark = grow(l.fmark, nf)
+	clear(l.fmark)
+	l.fstamp = 0
 	for _, s := range []*[]geom.Vec3{&l.xs, &l.x, &l.y, &l.sr, &l.sp, &l.sap, &l.sz} {
 		*s = grow(*s, n)
 	}
@@ -426,11 +434,16 @@ func (l *Limiter) evalFacesChunk(k, lo, hi int) {
 	l.parts[0][k][0], l.parts[0][k][1] = ratio, strain
 }
 
-// responses runs step 2 (Tsiknis §2.2.1) on every face at l.x, each alone,
-// into l.xt, and returns the largest limit ratio before the responses and
-// the number of faces that responded.
+// responses runs step 2 (Tsiknis §2.2.1) on the candidate faces l.cand at
+// l.x, each alone, into l.xt, and returns the largest limit ratio before
+// the responses and the number of faces that responded. The first pass
+// takes every face; later ones only those that the last stitching moved
+// (candidates): every other face was within its limit when last seen
+// (a face that responded has its corners in the stitching's active set)
+// and has not moved since, so its ratio is ≤ 1 and its x̃ = x, and the
+// result is the same as over all faces.
 func (l *Limiter) responses() (float64, int) {
-	parallel.ForChunks(len(l.faces), l.respondFaces)
+	parallel.ForChunks(len(l.cand), l.respondFaces)
 	var ratio float64
 	var n int
 	for k := range l.parts[0] {
@@ -443,7 +456,7 @@ func (l *Limiter) responses() (float64, int) {
 func (l *Limiter) respondFacesChunk(k, lo, hi int) {
 	var ratio float64
 	var n int
-	for _, f := range l.faces[lo:hi] {
+	for _, f := range l.cand[lo:hi] {
 		t := l.tris[f]
 		xt := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
 		r, moved := limitElement(&xt, &l.wf[f], &l.grad[f], l.hf[f], l.lim)
@@ -649,6 +662,30 @@ func (l *Limiter) stitch(maxIter int) int {
 		}
 	}
 	return it
+}
+
+// candidates sets l.cand to the faces with a corner in the stitching's
+// active set (the only ones it can have moved), in increasing order.
+func (l *Limiter) candidates() {
+	l.fstamp++
+	if l.fstamp == 0 {
+		clear(l.fmark)
+		l.fstamp = 1
+	}
+	st := l.fstamp
+	l.cand = l.cand[:0]
+	for _, v := range l.active {
+		for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
+			ed := &l.edges[a.e]
+			for i := int32(0); i < ed.nf; i++ {
+				if f := ed.ef[i].f; l.fmark[f] != st {
+					l.fmark[f] = st
+					l.cand = append(l.cand, f)
+				}
+			}
+		}
+	}
+	slices.Sort(l.cand)
 }
 
 // stitchEverywhere makes activeSet take every vertex (for the test that
