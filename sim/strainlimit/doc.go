@@ -70,6 +70,20 @@
 //     momentum change with a rigid rotation velocity ω×(x^n − x_cm), so
 //     both momenta of an unpinned cloth are conserved to round-off.
 //
+// # Cost
+//
+// A call whose faces are all within the limit only checks them (one
+// parallel pass). Otherwise the work is local: each stitching's CG runs
+// only on the vertices within Params.Iterations rings of the faces that
+// responded (outside them its iterates are exactly zero), and each pass
+// after the first re-examines only the faces the stitching moved; both
+// give the same numbers as the whole-mesh computation (TestActiveSetExact).
+// Measured on the 22140-face curtain (BenchmarkApply, 2 cores shared with
+// other jobs; one cloth step takes about 57 ms there): within the limit
+// 2 ms of CPU (3–13 ms wall); a corner flung 0.35 m (8 faces over,
+// strain 16.9) 14 ms; a corner held 5 cm away 24 ms; the hanging curtain
+// limited to 0.5 % (49 faces along the rail over) 88 ms for 15 passes.
+//
 // Everything is summed over canonical orders (edges sorted by vertex pair,
 // vertex adjacency from the sorted edges, fixed-chunk reductions), so the
 // result does not depend on the order of the faces, bit for bit.
