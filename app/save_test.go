@@ -88,3 +88,23 @@ func TestLoopSaveScene(t *testing.T) {
 		t.Errorf("after a failed save: err=%q params %+v, want the simulation as it was", s.Stats.Err, s.Params)
 	}
 }
+
+// The FEM cloth is a Model.
+var _ Model = (*femModel)(nil)
+
+// TestSnapshotDrawn checks that a snapshot draws its Detail surface when
+// it has one and its simulated Surface otherwise, while picking keeps
+// using the simulated surface.
+func TestSnapshotDrawn(t *testing.T) {
+	var s Snapshot
+	s.Pos, s.Tris = []float32{0, 0, 0, 1, 0, 0, 0, 1, 0}, []uint32{0, 1, 2}
+	s.Slot, s.DenseOf = []int32{0, 1, 2}, []int32{0, 1, 2}
+	if s.Drawn() != &s.Surface {
+		t.Error("without Detail: Drawn is not the simulated surface")
+	}
+	s.Detail.Pos = append(s.Pos, 0.5, 0.5, 0)
+	s.Detail.Tris = []uint32{0, 1, 3, 1, 2, 3}
+	if s.Drawn() != &s.Detail || s.NumTris() != 1 {
+		t.Errorf("with Detail: Drawn=%p (Detail %p), picking surface has %d faces, want Detail and 1", s.Drawn(), &s.Detail, s.NumTris())
+	}
+}

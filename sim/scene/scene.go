@@ -25,7 +25,9 @@ import (
 
 // Scene is a simulation set-up: a mesh, where it hangs, which vertices are
 // pinned and how they move, the material and integrator parameters, and
-// how long to run. Scenes are data: ParseScene documents the JSON schema.
+// how long to run. Scenes are data: ParseScene documents the JSON schema,
+// Encode writes it back. Parameter blocks (Params, Adapt) are values whose
+// param.Table gives their keys; the package doc says how to add one.
 type Scene struct {
 	Name        string
 	Description string

@@ -1,0 +1,929 @@
+package strainlimit
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"drape/sim/geom"
+	"drape/sim/parallel"
+)
+
+// forceReg is ρ of the regularised force estimate (J·M⁻¹·Jᵀ + ρ·diag)·λ = −c
+// (see the package doc: rank deficiency).
+const forceReg = 1e-3
+
+// stitchWeight is the weight, in the stitching's least squares, of the
+// edge vectors of an element that responded, against 1 for one within its
+// limit: min Σ_f w_f·Σ_edges |(x_b − x_a) − (x̃_b^f − x̃_a^f)|². Tsiknis's
+// eq. 2.10 has w_f = 1. An element at its limit is (in the limit of
+// strain limiting) infinitely stiff and one within it is soft, so the
+// soft ones should absorb the misfit; with equal weights the stitching
+// gives back half of every correction to the unresponsive neighbours,
+// and the hanging curtain near its rail even drifted away from the limit
+// (ratio 1.0023 after one pass, 1.0037 after five). Measured passes for
+// weights 1, 3, 10, 30 (cases as in the overRelax table): hanging curtain
+// 69, 26, 19, 13; held corner 76, 30, 14, 10; pinned sheets 78/95, 51/60,
+// 40/46, 38/42. 30 is used.
+const stitchWeight = 30.0
+
+// forceRounds is the number of force estimates (step 1) made in a row,
+// each linearised at the previous one's result (Newton steps on the edge
+// constraints). Tsiknis makes one. Measured on the curtain with its
+// bottom-left corner held 0.35 m away after one step (strain 16.9 on
+// entry; a feasible target): after 200 passes 1, 5, 20 and 50 rounds
+// left 0.119, 0.120, 0.119 and 0.118, so one it is. (The active set of
+// step 1 holds only the edges already over the limit, so each round
+// reaches only one more ring of elements.)
+const forceRounds = 1
+
+// forceTol and stitchTol are the CG stopping tolerances: relative
+// residual norms of the force estimate and of each stitching solve.
+const (
+	forceTol  = 1e-4
+	stitchTol = 1e-6
+)
+
+// Input is the state Apply works on. Slices are indexed by vertex slot
+// and must have the same length; slots that no face uses are ignored.
+type Input struct {
+	X0      []geom.Vec3 // x^n per vertex slot, m
+	V       []geom.Vec3 // v^{n+½} in and out, m/s (x^{n+1} = x^n + Δt·V)
+	InvMass []float64   // 1/m per vertex slot, 1/kg; 0 = pinned (held: its V is not changed)
+	Rest    []geom.Vec2 // material coordinates per slot, m (X weft, Y warp)
+	Tris    [][3]int32  // 3 vertex slots per face slot; t[0] < 0 = free slot
+}
+
+// Stats reports one Apply.
+type Stats struct {
+	Constrained      int           // edges over their limit in the global force estimate (step 1)
+	Elements         int           // faces over their limit that responded in the first pass (step 2)
+	Passes           int           // element-response + stitching passes made
+	ForceIterations  int           // CG iterations of the force estimate
+	StitchIterations int           // CG iterations of all stitching solves
+	MaxStrainBefore  float64       // largest principal strain σ_max − 1 of any face at x^n + Δt·V on entry (0 when every face is compressed)
+	MaxStrainAfter   float64       // the same on exit
+	MaxRatioAfter    float64       // largest limit ratio on exit (≤ 1 + Tolerance when the passes sufficed; 1 = at the limit)
+	Time             time.Duration // wall time of Apply
+}
+
+// edgeFace names the face slot f that holds an edge and the corners of
+// the edge's vertices a and b in it.
+type edgeFace struct {
+	f      int32
+	ka, kb uint8
+}
+
+// edge is a mesh edge a < b with the (one or two) faces that hold it.
+type edge struct {
+	a, b int32
+	nf   int32
+	ef   [2]edgeFace
+}
+
+// half is one face's edge, for sorting into edges.
+type half struct {
+	a, b   int32
+	f      int32
+	ka, kb uint8
+}
+
+// adj is an edge at a vertex: the edge, the other vertex and the sign s of
+// the vertex in the edge vector x_b − x_a (+1 for b, −1 for a).
+type adj struct {
+	e, o int32
+	s    float64
+}
+
+// Limiter holds the work buffers of unbiased strain limiting, reused
+// from call to call, and the edge topology built from the last Tris it
+// saw (rebuilt when Tris changes, as on an adaptive mesh). A Limiter is
+// not safe for concurrent use.
+type Limiter struct {
+	tris  [][3]int32 // the faces the topology below was built for
+	faces []int32    // live face slots
+	halfs []half
+	edges []edge
+	vOff  []int32 // vertex v's edges are vAdj[vOff[v]:vOff[v+1]], in edge order
+	vAdj  []adj
+
+	grad [][3]geom.Vec2 // per face slot: shape-function gradients
+	xt   [][3]geom.Vec3 // per face slot: the element's corners after its response
+	wf   [][3]float64   // per face slot: the corners' inverse masses
+	hf   []float64      // per face slot: longest rest edge, m
+	fw   []float64      // per face slot: stitching weight (stitchWeight if it responded, else 1)
+	resp []bool         // per face slot: responded in this pass
+
+	mark   []uint32 // per vertex: stamp of the last activeSet that reached it
+	stamp  uint32
+	front  []int32 // activeSet's rings
+	next   []int32
+	active []int32  // vertices the stitching works on, increasing
+	fmark  []uint32 // per face slot: stamp of the last candidates that reached it
+	fstamp uint32
+	cand   []int32 // faces the next element pass works on
+
+	used []bool      // per vertex: in some live face
+	xs   []geom.Vec3 // per vertex: x* = x^n + Δt·V on entry
+	x    []geom.Vec3 // per vertex: current positions
+	y    []geom.Vec3 // per vertex: M⁻¹Jᵀλ (step 1) / CG scratch
+	sr   []geom.Vec3 // stitching CG residual, search direction, product, preconditioned residual
+	sp   []geom.Vec3
+	sap  []geom.Vec3
+	sz   []geom.Vec3
+	sd   []float64 // Laplacian diagonal
+
+	lmax []float64   // per edge: rest length at the limit, m
+	u    []geom.Vec3 // per edge: Δt·∂c/∂x_b (0 for inactive edges)
+	act  []bool
+	c    []float64
+	diag []float64
+	lam  []float64
+	r    []float64
+	z    []float64
+	p    []float64
+	ap   []float64
+
+	fill   []int32   // per vertex: scratch of build
+	vecIn  []float64 // the edge vector jtlChunk and jmjChunk read
+	vecOut []float64 // the edge vector jmjChunk writes
+
+	parts [2]parallel.Partials
+
+	// per-call state read by the loop bodies below
+	in  *Input
+	dt  float64
+	lim limits
+
+	evalFaces, respondFaces, edgeSetup, jtl, jmj, edgeGap, lapApply func(k, lo, hi int)
+}
+
+// NewLimiter returns a Limiter with empty buffers; they grow on the first
+// Apply and are reused after.
+func NewLimiter() *Limiter {
+	l := &Limiter{}
+	l.evalFaces = l.evalFacesChunk
+	l.respondFaces = l.respondFacesChunk
+	l.edgeSetup = l.edgeSetupChunk
+	l.jtl = l.jtlChunk
+	l.jmj = l.jmjChunk
+	l.edgeGap = l.edgeGapChunk
+	l.lapApply = l.lapApplyChunk
+	return l
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// Apply limits the strain of the cloth in (Tsiknis ch. 2; see the package
+// doc for the three steps and the decisions taken) by changing in.V, so
+// that x^{n+1} = x^n + Δt·V has every face within p's limits to
+// p.Tolerance where p.Passes suffice. Pinned vertices (InvMass 0) keep their
+// V exactly. When p.Enabled is false, or no face is over its limit by more
+// than p.Tolerance, V is not touched (bit for bit). On error (invalid
+// parameters or input, a non-finite result) V is as it was on entry.
+// Once warm on an unchanged mesh it does not allocate.
+func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
+	t0 := time.Now()
+	var st Stats
+	if !p.Enabled {
+		return st, nil
+	}
+	if err := p.Validate(); err != nil {
+		return st, err
+	}
+	if err := l.prepare(in, dt); err != nil {
+		return st, err
+	}
+	l.in, l.dt, l.lim = in, dt, limitsOf(p)
+	defer func() { l.in = nil }()
+
+	// x* and the entry check.
+	for v := range l.xs {
+		if l.used[v] {
+			l.xs[v] = in.X0[v].Add(in.V[v].Scale(dt))
+		}
+	}
+	copy(l.x, l.xs)
+	ratio, strain := l.evaluate()
+	st.MaxStrainBefore, st.MaxStrainAfter, st.MaxRatioAfter = strain, strain, ratio
+	if !(ratio > 1+p.Tolerance) {
+		st.Time = time.Since(t0)
+		if math.IsNaN(ratio) {
+			return st, errors.New("strain limit: non-finite positions on entry")
+		}
+		return st, nil
+	}
+
+	for round := 0; round < forceRounds; round++ {
+		na, it := l.forceEstimate(p.Iterations)
+		if round == 0 {
+			st.Constrained = na
+		}
+		st.ForceIterations += it
+		if na == 0 {
+			break
+		}
+	}
+	l.cand = append(l.cand[:0], l.faces...)
+	for pass := 0; pass < p.Passes; pass++ {
+		r, n := l.responses()
+		if pass == 0 {
+			st.Elements = n
+		}
+		if !(r > 1+p.Tolerance) {
+			break
+		}
+		st.Passes++
+		st.StitchIterations += l.stitch(p.Iterations)
+		l.candidates()
+	}
+	l.gauge()
+	st.MaxRatioAfter, st.MaxStrainAfter = l.evaluate()
+	if math.IsNaN(st.MaxRatioAfter) || math.IsInf(st.MaxRatioAfter, 0) {
+		st.Time = time.Since(t0)
+		return st, errors.New("strain limit: non-finite result; velocities left unchanged")
+	}
+	l.writeBack()
+	st.Time = time.Since(t0)
+	return st, nil
+}
+
+// prepare checks the input and (re)builds the topology when Tris changed.
+func (l *Limiter) prepare(in *Input, dt float64) error {
+	if in == nil {
+		return errors.New("strain limit: nil input")
+	}
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("strain limit: time step %g s must be positive and finite", dt)
+	}
+	n := len(in.X0)
+	if len(in.V) != n || len(in.InvMass) != n || len(in.Rest) != n {
+		return fmt.Errorf("strain limit: slice lengths differ: X0 %d, V %d, InvMass %d, Rest %d", n, len(in.V), len(in.InvMass), len(in.Rest))
+	}
+	for f, t := range in.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for k := 0; k < 3; k++ {
+			if t[k] < 0 || int(t[k]) >= n {
+				return fmt.Errorf("strain limit: face %d: vertex %d out of range [0, %d)", f, t[k], n)
+			}
+		}
+		if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
+			return fmt.Errorf("strain limit: face %d repeats a vertex: %v", f, t)
+		}
+	}
+	if !slices.Equal(l.tris, in.Tris) || len(l.used) != n {
+		if err := l.build(in.Tris, n); err != nil {
+			l.tris = l.tris[:0]
+			return err
+		}
+	}
+	for v := 0; v < n; v++ {
+		if !l.used[v] {
+			continue
+		}
+		w := in.InvMass[v]
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("strain limit: vertex %d: inverse mass %g must be finite and ≥ 0", v, w)
+		}
+		if !in.X0[v].IsFinite() || !in.V[v].IsFinite() {
+			return fmt.Errorf("strain limit: vertex %d: position or velocity not finite", v)
+		}
+	}
+	for _, f := range l.faces {
+		t := in.Tris[f]
+		g, ok := shapeGradients(in.Rest[t[0]], in.Rest[t[1]], in.Rest[t[2]])
+		if !ok {
+			return fmt.Errorf("strain limit: face %d: degenerate rest triangle", f)
+		}
+		l.grad[f] = g
+		l.wf[f] = [3]float64{in.InvMass[t[0]], in.InvMass[t[1]], in.InvMass[t[2]]}
+		r0, r1, r2 := in.Rest[t[0]], in.Rest[t[1]], in.Rest[t[2]]
+		l.hf[f] = math.Sqrt(max(r1.Sub(r0).Norm2(), r2.Sub(r1).Norm2(), r0.Sub(r2).Norm2()))
+	}
+	return nil
+}
+
+// build makes the edge list (sorted by vertex pair, so that it does not
+// depend on the order of the faces), each edge's faces, and the vertex →
+// edge adjacency, and sizes the buffers.
+func (l *Limiter) build(tris [][3]int32, n int) error {
+	l.tris = append(l.tris[:0], tris...)
+	l.faces = l.faces[:0]
+	l.halfs = l.halfs[:0]
+	for f, t := range tris {
+		if t[0] < 0 {
+			continue
+		}
+		l.faces = append(l.faces, int32(f))
+		for k := 0; k < 3; k++ {
+			ka, kb := uint8(k), uint8((k+1)%3)
+			a, b := t[ka], t[kb]
+			if a > b {
+				a, b, ka, kb = b, a, kb, ka
+			}
+			l.halfs = append(l.halfs, half{a: a, b: b, f: int32(f), ka: ka, kb: kb})
+		}
+	}
+	slices.SortFunc(l.halfs, func(p, q half) int {
+		if c := cmp.Compare(p.a, q.a); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(p.b, q.b); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.f, q.f)
+	})
+	l.edges = l.edges[:0]
+	for _, h := range l.halfs {
+		ef := edgeFace{f: h.f, ka: h.ka, kb: h.kb}
+		if k := len(l.edges) - 1; k >= 0 && l.edges[k].a == h.a && l.edges[k].b == h.b {
+			if l.edges[k].nf == 2 {
+				return fmt.Errorf("strain limit: edge (%d, %d) has more than two faces", h.a, h.b)
+			}
+			l.edges[k].ef[1] = ef
+			l.edges[k].nf = 2
+			continue
+		}
+		l.edges = append(l.edges, edge{a: h.a, b: h.b, nf: 1, ef: [2]edgeFace{ef}})
+	}
+	l.vOff = grow(l.vOff, n+1)
+	clear(l.vOff)
+	for _, e := range l.edges {
+		l.vOff[e.a+1]++
+		l.vOff[e.b+1]++
+	}
+	for v := 0; v < n; v++ {
+		l.vOff[v+1] += l.vOff[v]
+	}
+	l.vAdj = grow(l.vAdj, int(l.vOff[n]))
+	l.used = grow(l.used, n)
+	clear(l.used)
+	cur := grow(l.fill, n) // per-vertex fill counts
+	clear(cur)
+	for i, e := range l.edges {
+		ia := int(l.vOff[e.a]) + int(cur[e.a])
+		l.vAdj[ia] = adj{e: int32(i), o: e.b, s: -1}
+		cur[e.a]++
+		ib := int(l.vOff[e.b]) + int(cur[e.b])
+		l.vAdj[ib] = adj{e: int32(i), o: e.a, s: 1}
+		cur[e.b]++
+		l.used[e.a], l.used[e.b] = true, true
+	}
+	l.fill = cur
+	nf, ne := len(tris), len(l.edges)
+	l.grad = grow(l.grad, nf)
+	l.xt = grow(l.xt, nf)
+	l.wf = grow(l.wf, nf)
+	l.hf = grow(l.hf, nf)
+	l.fw = grow(l.fw, nf)
+	l.resp = grow(l.resp, nf)
+	l.mark = grow(l.mark, n)
+	clear(l.mark)
+	l.stamp = 0
+	l.fmark = grow(l.fmark, nf)
+	clear(l.fmark)
+	l.fstamp = 0
+	for _, s := range []*[]geom.Vec3{&l.xs, &l.x, &l.y, &l.sr, &l.sp, &l.sap, &l.sz} {
+		*s = grow(*s, n)
+	}
+	l.sd = grow(l.sd, n)
+	for _, s := range []*[]float64{&l.lmax, &l.c, &l.diag, &l.lam, &l.r, &l.z, &l.p, &l.ap} {
+		*s = grow(*s, ne)
+	}
+	l.u = grow(l.u, ne)
+	l.act = grow(l.act, ne)
+	return nil
+}
+
+// evaluate returns the largest limit ratio and principal strain over the
+// faces at l.x.
+func (l *Limiter) evaluate() (ratio, strain float64) {
+	parallel.ForChunks(len(l.faces), l.evalFaces)
+	for k := range l.parts[0] {
+		ratio = math.Max(ratio, l.parts[0][k][0])
+		strain = math.Max(strain, l.parts[0][k][1])
+		if math.IsNaN(l.parts[0][k][0]) {
+			ratio = math.NaN()
+		}
+	}
+	return ratio, strain
+}
+
+func (l *Limiter) evalFacesChunk(k, lo, hi int) {
+	var ratio, strain float64
+	for _, f := range l.faces[lo:hi] {
+		t := l.tris[f]
+		xs := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
+		r, s := faceRatio(&xs, &l.grad[f], l.lim)
+		if math.IsNaN(r) || math.IsNaN(s) {
+			ratio = math.NaN()
+			break
+		}
+		ratio, strain = math.Max(ratio, r), math.Max(strain, s)
+	}
+	l.parts[0][k][0], l.parts[0][k][1] = ratio, strain
+}
+
+// responses runs step 2 (Tsiknis §2.2.1) on the candidate faces l.cand at
+// l.x, each alone, into l.xt, and returns the largest limit ratio before
+// the responses and the number of faces that responded. The first pass
+// takes every face; later ones only those that the last stitching moved
+// (candidates): every other face was within its limit when last seen
+// (a face that responded has its corners in the stitching's active set)
+// and has not moved since, so its ratio is ≤ 1 and its x̃ = x, and the
+// result is the same as over all faces.
+func (l *Limiter) responses() (float64, int) {
+	parallel.ForChunks(len(l.cand), l.respondFaces)
+	var ratio float64
+	var n int
+	for k := range l.parts[0] {
+		ratio = math.Max(ratio, l.parts[0][k][0])
+		n += int(l.parts[0][k][1])
+	}
+	return ratio, n
+}
+
+func (l *Limiter) respondFacesChunk(k, lo, hi int) {
+	var ratio float64
+	var n int
+	for _, f := range l.cand[lo:hi] {
+		t := l.tris[f]
+		xt := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
+		r, moved := limitElement(&xt, &l.wf[f], &l.grad[f], l.hf[f], l.lim)
+		l.xt[f] = xt
+		l.fw[f], l.resp[f] = 1, moved
+		if moved {
+			l.fw[f] = stitchWeight
+		}
+		ratio = math.Max(ratio, r)
+		if moved {
+			n++
+		}
+	}
+	l.parts[0][k][0], l.parts[0][k][1] = ratio, float64(n)
+}
+
+// forceEstimate is step 1 (Tsiknis §2.1, eq. 2.1–2.4): it solves
+// (J·M⁻¹·Jᵀ + ρ·diag)·λ = −c by Jacobi-preconditioned CG for the edges
+// over their limit at l.x and moves l.x by Δt·M⁻¹·Jᵀλ. J_e = Δt·∂c_e/∂x
+// with c_e = |x_b − x_a|/L_e − 1, L_e = |D·(X_b − X_a)| the edge's rest
+// length at its limit: ∂c_e/∂x_b = −∂c_e/∂x_a = û_e/L_e. Each row's
+// gradients sum to zero and point along the edge, so the impulse Jᵀλ
+// conserves linear momentum exactly and, about x*, angular momentum. It
+// returns the number of constrained edges and the CG iterations.
+func (l *Limiter) forceEstimate(maxIter int) (int, int) {
+	parallel.ForChunks(len(l.edges), l.edgeSetup)
+	var na int
+	for k := range l.parts[0] {
+		na += int(l.parts[0][k][0])
+	}
+	if na == 0 {
+		return 0, 0
+	}
+	// λ = 0, r = −c, z = r/diag, p = z.
+	var rz, rr0 float64
+	for e := range l.edges {
+		l.lam[e] = 0
+		l.r[e] = -l.c[e]
+		l.z[e] = 0
+		if l.act[e] {
+			l.z[e] = l.r[e] / ((1 + forceReg) * l.diag[e])
+		}
+		l.p[e] = l.z[e]
+		rz += l.r[e] * l.z[e]
+		rr0 += l.r[e] * l.r[e]
+	}
+	it := 0
+	rr := rr0
+	for ; it < maxIter && rr > forceTol*forceTol*rr0 && rz > 0; it++ {
+		l.applyJMJ(l.p, l.ap)
+		var pap float64
+		for e := range l.edges {
+			pap += l.p[e] * l.ap[e]
+		}
+		if !(pap > 0) {
+			break
+		}
+		a := rz / pap
+		var rzn float64
+		rr = 0
+		for e := range l.edges {
+			if !l.act[e] {
+				continue
+			}
+			l.lam[e] += a * l.p[e]
+			l.r[e] -= a * l.ap[e]
+			l.z[e] = l.r[e] / ((1 + forceReg) * l.diag[e])
+			rzn += l.r[e] * l.z[e]
+			rr += l.r[e] * l.r[e]
+		}
+		b := rzn / rz
+		rz = rzn
+		for e := range l.edges {
+			l.p[e] = l.z[e] + b*l.p[e]
+		}
+	}
+	// x += Δt·M⁻¹·Jᵀλ (eq. 2.4).
+	l.jtlOf(l.lam)
+	for v := range l.x {
+		if l.used[v] {
+			l.x[v] = l.x[v].Add(l.y[v].Scale(l.dt))
+		}
+	}
+	return na, it
+}
+
+func (l *Limiter) edgeSetupChunk(k, lo, hi int) {
+	in := l.in
+	var na int
+	for e := lo; e < hi; e++ {
+		ed := &l.edges[e]
+		r := in.Rest[ed.b].Sub(in.Rest[ed.a])
+		lm := math.Hypot(l.lim.dx*r.X, l.lim.dy*r.Y)
+		l.lmax[e] = lm
+		d := l.x[ed.b].Sub(l.x[ed.a])
+		ln := d.Norm()
+		wa, wb := in.InvMass[ed.a], in.InvMass[ed.b]
+		l.act[e] = ln > lm && wa+wb > 0
+		l.c[e], l.u[e], l.diag[e] = 0, geom.Vec3{}, 0
+		if l.act[e] {
+			l.c[e] = ln/lm - 1
+			l.u[e] = d.Scale(l.dt / (lm * ln))
+			l.diag[e] = l.u[e].Dot(l.u[e]) * (wa + wb)
+			na++
+		}
+	}
+	l.parts[0][k][0] = float64(na)
+}
+
+// jtlOf sets l.y = M⁻¹·Jᵀ·lam, gathered per vertex in edge order.
+func (l *Limiter) jtlOf(lam []float64) {
+	l.vecIn = lam
+	parallel.ForChunks(len(l.y), l.jtl)
+}
+
+func (l *Limiter) jtlChunk(_, lo, hi int) {
+	for v := lo; v < hi; v++ {
+		var s geom.Vec3
+		w := l.in.InvMass[v]
+		if l.used[v] && w > 0 {
+			for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
+				if l.act[a.e] {
+					s = s.Add(l.u[a.e].Scale(a.s * l.vecIn[a.e]))
+				}
+			}
+			s = s.Scale(w)
+		}
+		l.y[v] = s
+	}
+}
+
+// applyJMJ sets out = (J·M⁻¹·Jᵀ + ρ·diag)·in on the active edges.
+func (l *Limiter) applyJMJ(in, out []float64) {
+	l.jtlOf(in)
+	l.vecOut = out
+	parallel.ForChunks(len(l.edges), l.jmj)
+}
+
+func (l *Limiter) jmjChunk(_, lo, hi int) {
+	for e := lo; e < hi; e++ {
+		if !l.act[e] {
+			l.vecOut[e] = 0
+			continue
+		}
+		ed := &l.edges[e]
+		l.vecOut[e] = l.u[e].Dot(l.y[ed.b].Sub(l.y[ed.a])) + forceReg*l.diag[e]*l.vecIn[e]
+	}
+}
+
+// stitch is step 3 (Tsiknis §2.3, eq. 2.10, with face weights w_f, see
+// stitchWeight): it moves l.x to the positions that minimise
+// Σ_faces w_f·Σ_edges |(x_b − x_a) − (x̃_b^f − x̃_a^f)|², pinned vertices
+// held. The normal equations are L·x = Σ_e s·t_e with L the graph
+// Laplacian with edge weights Σ_{f∋e} w_f and t_e = Σ_f w_f·(x̃_b^f − x̃_a^f);
+// CG solves for the correction δ, L·δ = g, from δ = 0, where
+// g_v = Σ_e s·Σ_f w_f·[(x̃_b^f − x̃_a^f) − (x_b − x_a)] is exactly zero
+// around faces that did not respond. It returns the CG
+// iterations.
+func (l *Limiter) stitch(maxIter int) int {
+	l.activeSet(maxIter)
+	act := l.active
+	clear(l.sp)
+	clear(l.y)                              // δ
+	parallel.ForChunks(len(act), l.edgeGap) // sr = g, sd = diag, sz = g/diag, sp = sz
+	var rz, rr0 float64
+	for _, v := range act {
+		rz += l.sr[v].Dot(l.sz[v])
+		rr0 += l.sr[v].Dot(l.sr[v])
+	}
+	it := 0
+	rr := rr0
+	for ; it < maxIter && rr > stitchTol*stitchTol*rr0 && rz > 0; it++ {
+		parallel.ForChunks(len(act), l.lapApply) // sap = L·sp
+		var pap float64
+		for _, v := range act {
+			pap += l.sp[v].Dot(l.sap[v])
+		}
+		if !(pap > 0) {
+			break
+		}
+		a := rz / pap
+		var rzn float64
+		rr = 0
+		for _, v := range act {
+			if l.sd[v] == 0 {
+				continue
+			}
+			l.y[v] = l.y[v].Add(l.sp[v].Scale(a))
+			l.sr[v] = l.sr[v].Sub(l.sap[v].Scale(a))
+			l.sz[v] = l.sr[v].Scale(1 / l.sd[v])
+			rzn += l.sr[v].Dot(l.sz[v])
+			rr += l.sr[v].Dot(l.sr[v])
+		}
+		b := rzn / rz
+		rz = rzn
+		for _, v := range act {
+			l.sp[v] = l.sz[v].Add(l.sp[v].Scale(b))
+		}
+	}
+	for _, v := range act {
+		if l.sd[v] != 0 {
+			l.x[v] = l.x[v].Add(l.y[v])
+		}
+	}
+	return it
+}
+
+// candidates sets l.cand to the faces with a corner in the stitching's
+// active set (the only ones it can have moved), in increasing order.
+func (l *Limiter) candidates() {
+	l.fstamp++
+	if l.fstamp == 0 {
+		clear(l.fmark)
+		l.fstamp = 1
+	}
+	st := l.fstamp
+	l.cand = l.cand[:0]
+	for _, v := range l.active {
+		for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
+			ed := &l.edges[a.e]
+			for i := int32(0); i < ed.nf; i++ {
+				if f := ed.ef[i].f; l.fmark[f] != st {
+					l.fmark[f] = st
+					l.cand = append(l.cand, f)
+				}
+			}
+		}
+	}
+	slices.Sort(l.cand)
+}
+
+// stitchEverywhere makes activeSet take every vertex (for the test that
+// the restriction changes nothing).
+var stitchEverywhere = false
+
+// activeSet sets l.active to the vertices within rings edge rings of the
+// corners of the faces that responded, in increasing order. The
+// stitching's right-hand side is zero outside the responded faces'
+// corners, and each CG iteration spreads the iterates by one ring
+// (one Laplacian product), so after at most rings iterations they are zero
+// outside this set: the CG restricted to it computes the same numbers,
+// sums included (they add the same nonzero terms in the same order), at
+// a cost proportional to the set instead of the mesh.
+func (l *Limiter) activeSet(rings int) {
+	if stitchEverywhere {
+		rings = len(l.mark)
+	}
+	l.stamp++
+	if l.stamp == 0 {
+		clear(l.mark)
+		l.stamp = 1
+	}
+	st := l.stamp
+	l.front = l.front[:0]
+	for _, f := range l.faces {
+		if !l.resp[f] {
+			continue
+		}
+		for _, v := range l.tris[f] {
+			if l.mark[v] != st {
+				l.mark[v] = st
+				l.front = append(l.front, v)
+			}
+		}
+	}
+	l.active = append(l.active[:0], l.front...)
+	for r := 0; r < rings && len(l.front) > 0; r++ {
+		l.next = l.next[:0]
+		for _, v := range l.front {
+			for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
+				if l.mark[a.o] != st {
+					l.mark[a.o] = st
+					l.next = append(l.next, a.o)
+					l.active = append(l.active, a.o)
+				}
+			}
+		}
+		l.front, l.next = l.next, l.front
+	}
+	if 8*len(l.active) > len(l.mark) {
+		l.active = l.active[:0]
+		for v, m := range l.mark {
+			if m == st {
+				l.active = append(l.active, int32(v))
+			}
+		}
+		return
+	}
+	slices.Sort(l.active)
+}
+
+// edgeGapChunk computes the stitching's right-hand side g, its Jacobi
+// diagonal (0 for pinned and unused vertices, which the CG skips) and the
+// first search direction, per active vertex in edge order.
+func (l *Limiter) edgeGapChunk(_, lo, hi int) {
+	for _, v := range l.active[lo:hi] {
+		l.sr[v], l.sd[v], l.sz[v], l.sp[v] = geom.Vec3{}, 0, geom.Vec3{}, geom.Vec3{}
+		if !l.used[v] || l.in.InvMass[v] == 0 {
+			continue
+		}
+		var g geom.Vec3
+		var d float64
+		for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
+			ed := &l.edges[a.e]
+			cur := l.x[ed.b].Sub(l.x[ed.a])
+			var t geom.Vec3
+			var we float64
+			for i := int32(0); i < ed.nf; i++ {
+				ef := ed.ef[i]
+				xt := &l.xt[ef.f]
+				t = t.Add(xt[ef.kb].Sub(xt[ef.ka]).Sub(cur).Scale(l.fw[ef.f]))
+				we += l.fw[ef.f]
+			}
+			g = g.Add(t.Scale(a.s))
+			d += we
+		}
+		l.sr[v], l.sd[v] = g, d
+		l.sz[v] = g.Scale(1 / d)
+		l.sp[v] = l.sz[v]
+	}
+}
+
+// lapApplyChunk sets sap = L·sp on the free active vertices (sp is 0 on
+// pinned ones, which the Dirichlet condition holds, and outside the
+// active set).
+func (l *Limiter) lapApplyChunk(_, lo, hi int) {
+	for _, v := range l.active[lo:hi] {
+		if l.sd[v] == 0 {
+			l.sap[v] = geom.Vec3{}
+			continue
+		}
+		var s geom.Vec3
+		pv := l.sp[v]
+		for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
+			ed := &l.edges[a.e]
+			w := l.fw[ed.ef[0].f]
+			if ed.nf == 2 {
+				w += l.fw[ed.ef[1].f]
+			}
+			s = s.Add(pv.Sub(l.sp[a.o]).Scale(w))
+		}
+		l.sap[v] = s
+	}
+}
+
+// writeBack sets V = (x − x^n)/Δt on the free vertices of the faces.
+//
+// gauge, when no vertex is pinned, fixes the stitching's gauge (see the
+// package doc): it translates x so that Σ m·x is that of the entry's
+// x^n + Δt·V (linear momentum), then rotates x rigidly about its centre of
+// mass so that Σ m·x^n × V is the entry's (angular momentum). A rigid
+// motion of x^{n+1} changes no strain. The rotation θ solves
+// L(θ) = L₀ by Newton's method with the exact Jacobian at θ = 0,
+// ∂L/∂θ = −Σ m·[x^n]×·[x − c]×/Δt, and Rodrigues' formula; it stops
+// when the change of L is below 1e-15 of Σ m·|x^n|·|V| (round-off), at
+// most restoreIters times.
+func (l *Limiter) gauge() {
+	for v, u := range l.used {
+		if u && l.in.InvMass[v] == 0 {
+			return
+		}
+	}
+	l.restoreMomentum()
+}
+
+func (l *Limiter) writeBack() {
+	in := l.in
+	for v := range l.x {
+		if l.used[v] && in.InvMass[v] > 0 {
+			in.V[v] = l.x[v].Sub(in.X0[v]).Scale(1 / l.dt)
+		}
+	}
+}
+
+// restoreIters caps the Newton iterations of the angular-momentum gauge.
+const restoreIters = 6
+
+func (l *Limiter) restoreMomentum() {
+	in := l.in
+	var mt, scale float64
+	var p0, p1, l0 geom.Vec3
+	for v, u := range l.used {
+		if !u {
+			continue
+		}
+		m := 1 / in.InvMass[v]
+		mt += m
+		p0 = p0.Add(l.xs[v].Scale(m))
+		p1 = p1.Add(l.x[v].Scale(m))
+		l0 = l0.Add(in.X0[v].Cross(in.V[v]).Scale(m))
+		scale += m * in.X0[v].Norm() * in.V[v].Norm()
+	}
+	if !(mt > 0) {
+		return
+	}
+	shift := p0.Sub(p1).Scale(1 / mt)
+	c := p0.Scale(1 / mt)
+	for v, u := range l.used {
+		if u {
+			l.x[v] = l.x[v].Add(shift)
+		}
+	}
+	for it := 0; it < restoreIters; it++ {
+		var lx geom.Vec3
+		var a geom.Mat3
+		for v, u := range l.used {
+			if !u {
+				continue
+			}
+			m := 1 / in.InvMass[v]
+			x0 := in.X0[v]
+			lx = lx.Add(x0.Cross(l.x[v].Sub(x0).Scale(1 / l.dt)).Scale(m))
+			// −[x0]×[r]× = (x0·r)·I − r·x0ᵀ
+			r := l.x[v].Sub(c)
+			k := m / l.dt
+			d := x0.Dot(r)
+			a[0] += k * (d - r.X*x0.X)
+			a[1] -= k * r.X * x0.Y
+			a[2] -= k * r.X * x0.Z
+			a[3] -= k * r.Y * x0.X
+			a[4] += k * (d - r.Y*x0.Y)
+			a[5] -= k * r.Y * x0.Z
+			a[6] -= k * r.Z * x0.X
+			a[7] -= k * r.Z * x0.Y
+			a[8] += k * (d - r.Z*x0.Z)
+		}
+		dl := l0.Sub(lx)
+		if !(dl.Norm() > 1e-15*scale) {
+			return
+		}
+		th, ok := solve3(a, dl)
+		if !ok {
+			return
+		}
+		for v, u := range l.used {
+			if u {
+				l.x[v] = c.Add(rotate(l.x[v].Sub(c), th))
+			}
+		}
+	}
+}
+
+// rotate returns r rotated by the rotation vector th (axis th/|th|, angle
+// |th|) by Rodrigues' formula.
+func rotate(r, th geom.Vec3) geom.Vec3 {
+	ang := th.Norm()
+	if ang == 0 {
+		return r
+	}
+	k := th.Scale(1 / ang)
+	s, co := math.Sincos(ang)
+	return r.Scale(co).Add(k.Cross(r).Scale(s)).Add(k.Scale(k.Dot(r) * (1 - co)))
+}
+
+// solve3 solves the 3×3 system a·x = b (row-major a) by Cramer's rule;
+// ok is false when a is singular relative to its size.
+func solve3(a geom.Mat3, b geom.Vec3) (geom.Vec3, bool) {
+	r0 := geom.Vec3{X: a[0], Y: a[1], Z: a[2]}
+	r1 := geom.Vec3{X: a[3], Y: a[4], Z: a[5]}
+	r2 := geom.Vec3{X: a[6], Y: a[7], Z: a[8]}
+	c0, c1, c2 := r1.Cross(r2), r2.Cross(r0), r0.Cross(r1)
+	det := r0.Dot(c0)
+	scale := r0.Norm() * r1.Norm() * r2.Norm()
+	if !(math.Abs(det) > 1e-12*scale) {
+		return geom.Vec3{}, false
+	}
+	// a⁻¹ = [c0 c1 c2]/det (columns), so x = (c0·b_x + c1·b_y + c2·b_z)/det.
+	x := c0.Scale(b.X).Add(c1.Scale(b.Y)).Add(c2.Scale(b.Z)).Scale(1 / det)
+	return x, true
+}

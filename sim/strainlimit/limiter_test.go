@@ -1,0 +1,313 @@
+package strainlimit
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"drape/sim/geom"
+)
+
+// stretchCases are randomly overstretched sheets: 30 % along the weft, 10 %
+// along the warp and 2 mm of noise on 2.5 cm elements (max principal
+// strain 0.78–12.5 on entry), regular and irregular, free and with the top
+// row pinned at rest.
+var stretchCases = []struct {
+	name           string
+	irregular, pin bool
+}{
+	{"regular", false, false},
+	{"regular/pinned", false, true},
+	{"irregular", true, false},
+	{"irregular/pinned", true, true},
+}
+
+// TestLimitHolds: after Apply the largest principal strain of every face is
+// at most ε_max(1+Tolerance) + Tolerance ≈ 0.1022 for the 10 % limit and
+// Tolerance 0.002, when the passes suffice (at most 200 here; measured
+// 9–11 free, 38–42 pinned).
+func TestLimitHolds(t *testing.T) {
+	for _, c := range stretchCases {
+		t.Run(c.name, func(t *testing.T) {
+			dt := 0.01
+			in := sheet(t, 40, 30, c.irregular, geom.Vec3{X: 1.3, Y: 1.1, Z: 1}, 0.002, dt, 1)
+			if c.pin {
+				pinTop(in)
+			}
+			p := DefaultParams()
+			p.Passes = 200
+			st, err := NewLimiter().Apply(in, dt, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := maxOf(PrincipalStrains(endPositions(in, dt), in.Rest, in.Tris, nil))
+			want := 1.1*(1+p.Tolerance) - 1 + 1e-12
+			t.Logf("strain %.4f → %.5f (ratio %.5f), %d passes, %d stitch iterations, %d constrained edges, %v", st.MaxStrainBefore, got, st.MaxRatioAfter, st.Passes, st.StitchIterations, st.Constrained, st.Time)
+			if st.MaxStrainBefore < 0.5 {
+				t.Fatalf("case not overstretched: %g", st.MaxStrainBefore)
+			}
+			if !(got <= want) || !(st.MaxRatioAfter <= 1+p.Tolerance) {
+				t.Errorf("max principal strain after = %.6f (ratio %.6f), want ≤ %.6f", got, st.MaxRatioAfter, want)
+			}
+			if math.Abs(got-st.MaxStrainAfter) > 1e-9 {
+				t.Errorf("Stats.MaxStrainAfter = %g, measured %g", st.MaxStrainAfter, got)
+			}
+		})
+	}
+}
+
+// TestOrthotropicLimits: with different weft and warp limits the weft and
+// warp fibre stretches end within their own limits.
+func TestOrthotropicLimits(t *testing.T) {
+	dt := 0.01
+	in := sheet(t, 30, 20, true, geom.Vec3{X: 1.4, Y: 1.4, Z: 1}, 0.001, dt, 3)
+	p := DefaultParams()
+	p.MaxWeft, p.MaxWarp, p.Passes = 0.05, 0.25, 200
+	if _, err := NewLimiter().Apply(in, dt, p); err != nil {
+		t.Fatal(err)
+	}
+	x := endPositions(in, dt)
+	var weft, warp float64
+	for _, tr := range in.Tris {
+		g, _ := shapeGradients(in.Rest[tr[0]], in.Rest[tr[1]], in.Rest[tr[2]])
+		xs := [3]geom.Vec3{x[tr[0]], x[tr[1]], x[tr[2]]}
+		f1, f2 := deformation(&xs, &g)
+		weft, warp = math.Max(weft, f1.Norm()-1), math.Max(warp, f2.Norm()-1)
+	}
+	t.Logf("weft %.4f (limit 0.05), warp %.4f (limit 0.25)", weft, warp)
+	if weft > 1.05*(1+p.Tolerance)-1+1e-12 || warp > 1.25*(1+p.Tolerance)-1+1e-12 {
+		t.Errorf("weft %g, warp %g over limits 0.05, 0.25", weft, warp)
+	}
+	if warp < 0.2 {
+		t.Errorf("warp %g: the looser warp limit was not used", warp)
+	}
+}
+
+// TestMomentum: with no pinned vertex, Apply keeps the linear momentum
+// Σ m·V and the angular momentum Σ m·x^n × V (= Σ m·x^{n+1} × v^{n+½}) of
+// the cloth to round-off: relative changes below 1e-12 (measured ~1e-15).
+func TestMomentum(t *testing.T) {
+	for _, c := range stretchCases {
+		if c.pin {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			dt := 0.01
+			in := sheet(t, 40, 30, c.irregular, geom.Vec3{X: 1.3, Y: 1.1, Z: 1}, 0.002, dt, 2)
+			for i := range in.V { // spin and drift, so there is momentum to keep
+				in.V[i] = in.V[i].Add(geom.Vec3{X: 0.3, Y: -1, Z: 2}).Add(geom.Vec3{Z: 1}.Cross(in.X0[i]).Scale(3))
+			}
+			p0, l0 := momenta(in)
+			var scaleP, scaleL float64
+			for i, w := range in.InvMass {
+				scaleP += in.V[i].Norm() / w
+				scaleL += in.X0[i].Norm() * in.V[i].Norm() / w
+			}
+			st, err := NewLimiter().Apply(in, dt, DefaultParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p1, l1 := momenta(in)
+			dp, dl := p1.Sub(p0).Norm()/scaleP, l1.Sub(l0).Norm()/scaleL
+			t.Logf("relative momentum change: linear %.2g, angular %.2g (strain %.3f → %.4f)", dp, dl, st.MaxStrainBefore, st.MaxStrainAfter)
+			if dp > 1e-12 || dl > 1e-12 {
+				t.Errorf("relative change of linear momentum %g, angular %g, want ≤ 1e-12", dp, dl)
+			}
+		})
+	}
+}
+
+// TestOrderIndependent: permuting the face slots gives the same velocities
+// bit for bit (the point of "unbiased", Tsiknis fig. 1.1).
+func TestOrderIndependent(t *testing.T) {
+	for _, c := range stretchCases {
+		t.Run(c.name, func(t *testing.T) {
+			dt := 0.01
+			a := sheet(t, 30, 20, c.irregular, geom.Vec3{X: 1.3, Y: 1.1, Z: 1}, 0.002, dt, 4)
+			if c.pin {
+				pinTop(a)
+			}
+			b := clone(a)
+			rng := rand.New(rand.NewPCG(9, 9))
+			rng.Shuffle(len(b.Tris), func(i, j int) { b.Tris[i], b.Tris[j] = b.Tris[j], b.Tris[i] })
+			b.Tris = append(b.Tris, [3]int32{-1, -1, -1}) // a free slot too
+			if _, err := NewLimiter().Apply(a, dt, DefaultParams()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := NewLimiter().Apply(b, dt, DefaultParams()); err != nil {
+				t.Fatal(err)
+			}
+			diff := 0
+			for i := range a.V {
+				if a.V[i] != b.V[i] {
+					diff++
+				}
+			}
+			if diff != 0 {
+				t.Errorf("%d of %d velocities differ after permuting the faces", diff, len(a.V))
+			}
+		})
+	}
+}
+
+// TestSlackUntouched: a sheet under its limit (stretched 5 % with noise
+// that keeps every face below 10 %) leaves V untouched bit for bit, and so
+// does Enabled = false on an overstretched one.
+func TestSlackUntouched(t *testing.T) {
+	dt := 0.01
+	in := sheet(t, 30, 20, true, geom.Vec3{X: 1.05, Y: 0.98, Z: 1}, 0.0002, dt, 5)
+	pinTopMoving(in)
+	ref := clone(in)
+	st, err := NewLimiter().Apply(in, dt, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.MaxStrainBefore < 0.03 || st.MaxStrainBefore > 0.1 {
+		t.Fatalf("case strain %g, want in [0.03, 0.1]", st.MaxStrainBefore)
+	}
+	for i := range in.V {
+		if in.V[i] != ref.V[i] {
+			t.Fatalf("vertex %d: V = %v, want %v untouched", i, in.V[i], ref.V[i])
+		}
+	}
+	over := sheet(t, 30, 20, true, geom.Vec3{X: 1.3, Y: 1, Z: 1}, 0.002, dt, 5)
+	ref = clone(over)
+	p := DefaultParams()
+	p.Enabled = false
+	if _, err := NewLimiter().Apply(over, dt, p); err != nil {
+		t.Fatal(err)
+	}
+	for i := range over.V {
+		if over.V[i] != ref.V[i] {
+			t.Fatalf("disabled: vertex %d changed", i)
+		}
+	}
+}
+
+// TestPinsHeld: pinned vertices keep their V exactly, and so their end
+// positions.
+func TestPinsHeld(t *testing.T) {
+	dt := 0.02
+	in := sheet(t, 30, 20, false, geom.Vec3{X: 1.3, Y: 1.2, Z: 1}, 0.002, dt, 6)
+	pinTop(in)
+	// a moving pin too: the bottom-left corner dragged down fast.
+	in.InvMass[0], in.V[0] = 0, geom.Vec3{Y: -10}
+	ref := clone(in)
+	if _, err := NewLimiter().Apply(in, dt, DefaultParams()); err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for i, w := range in.InvMass {
+		if w == 0 && in.V[i] != ref.V[i] {
+			t.Errorf("pinned vertex %d: V = %v, want %v", i, in.V[i], ref.V[i])
+		}
+		if w > 0 && in.V[i] != ref.V[i] {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("no free vertex moved")
+	}
+}
+
+// TestLargeSteps: the result is finite and within the limit, and the
+// kinetic energy does not grow, for time steps from 5 ms to 1 s (the
+// input stretch is the same; only V = (x* − x^n)/Δt scales).
+func TestLargeSteps(t *testing.T) {
+	for _, dt := range []float64{0.005, 0.02, 0.04, 0.2, 1} {
+		in := sheet(t, 30, 20, true, geom.Vec3{X: 1.5, Y: 1.2, Z: 1.5}, 0.003, dt, 7)
+		pinTop(in)
+		ke := func() (e float64) {
+			for i, w := range in.InvMass {
+				if w > 0 {
+					e += 0.5 * in.V[i].Dot(in.V[i]) / w
+				}
+			}
+			return e
+		}
+		k0 := ke()
+		p := DefaultParams()
+		p.Passes = 200
+		st, err := NewLimiter().Apply(in, dt, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k1 := ke()
+		for i := range in.V {
+			if !in.V[i].IsFinite() {
+				t.Fatalf("dt %g: non-finite V", dt)
+			}
+		}
+		t.Logf("dt %g: strain %.3f → %.5f, kinetic energy %.3g → %.3g J", dt, st.MaxStrainBefore, st.MaxStrainAfter, k0, k1)
+		if st.MaxRatioAfter > 1+p.Tolerance || k1 > k0 {
+			t.Errorf("dt %g: ratio %g, kinetic energy %g → %g", dt, st.MaxRatioAfter, k0, k1)
+		}
+	}
+}
+
+// TestNoAllocs: a warm Limiter on an unchanged mesh does not allocate.
+func TestNoAllocs(t *testing.T) {
+	dt := 0.01
+	in := sheet(t, 20, 15, true, geom.Vec3{X: 1.3, Y: 1.1, Z: 1}, 0.002, dt, 8)
+	pinTop(in)
+	v0 := append([]geom.Vec3(nil), in.V...)
+	l := NewLimiter()
+	p := DefaultParams()
+	p.Passes = 3
+	if _, err := l.Apply(in, dt, p); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(5, func() {
+		copy(in.V, v0)
+		if _, err := l.Apply(in, dt, p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per Apply, want 0", allocs)
+	}
+}
+
+// TestBadInput: invalid input or parameters give an error and leave V as
+// it was.
+func TestBadInput(t *testing.T) {
+	dt := 0.01
+	base := sheet(t, 4, 3, false, geom.Vec3{X: 1.3, Y: 1.1, Z: 1}, 0.002, dt, 9)
+	bad := DefaultParams()
+	bad.MaxWeft = -1
+	cases := []struct {
+		name string
+		mod  func(in *Input) (float64, Params)
+	}{
+		{"dt", func(in *Input) (float64, Params) { return 0, DefaultParams() }},
+		{"params", func(in *Input) (float64, Params) { return dt, bad }},
+		{"lengths", func(in *Input) (float64, Params) { in.InvMass = in.InvMass[1:]; return dt, DefaultParams() }},
+		{"index", func(in *Input) (float64, Params) { in.Tris[3][1] = 999; return dt, DefaultParams() }},
+		{"repeat", func(in *Input) (float64, Params) { in.Tris[3][1] = in.Tris[3][0]; return dt, DefaultParams() }},
+		{"mass", func(in *Input) (float64, Params) { in.InvMass[2] = math.NaN(); return dt, DefaultParams() }},
+		{"velocity", func(in *Input) (float64, Params) { in.V[2].X = math.Inf(1); return dt, DefaultParams() }},
+		{"rest", func(in *Input) (float64, Params) {
+			t := in.Tris[0]
+			in.Rest[t[1]], in.Rest[t[2]] = in.Rest[t[0]], in.Rest[t[0]]
+			return dt, DefaultParams()
+		}},
+	}
+	for _, c := range cases {
+		in := clone(base)
+		d, p := c.mod(in)
+		ref := append([]geom.Vec3(nil), in.V...)
+		_, err := NewLimiter().Apply(in, d, p)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+		for i := range in.V {
+			if in.V[i] != ref[i] && !(math.IsInf(ref[i].X, 0)) {
+				t.Errorf("%s: V changed", c.name)
+				break
+			}
+		}
+	}
+	if _, err := NewLimiter().Apply(nil, dt, DefaultParams()); err == nil {
+		t.Error("nil input: no error")
+	}
+}
