@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"drape/sim/geom"
 )
@@ -247,4 +248,58 @@ func BenchmarkSignedDistance(b *testing.B) {
 			_ = sink
 		})
 	}
+}
+
+// TestMeshSignedDistanceSharp checks the sign near the sharp edges and
+// vertices of a needle-like tetrahedron (dihedral angles down to about
+// 11°), where the closest point is often on an edge or a vertex and the
+// normal of one adjacent face would give the wrong sign: that is what the
+// edge and vertex pseudo-normals are for. Inside is decided analytically
+// (on the inner side of all four face planes).
+func TestMeshSignedDistanceSharp(t *testing.T) {
+	pts := []geom.Vec3{{X: 0, Y: 0, Z: 0}, {X: 1, Y: 0, Z: 0}, {X: 0.5, Y: 0.1, Z: 0}, {X: 0.5, Y: 0.03, Z: 0.1}}
+	tris := [][3]int32{{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}}
+	var sb strings.Builder
+	for _, p := range pts {
+		fmt.Fprintf(&sb, "v %v %v %v\n", p.X, p.Y, p.Z)
+	}
+	for _, tr := range tris {
+		fmt.Fprintf(&sb, "f %d %d %d\n", tr[0]+1, tr[1]+1, tr[2]+1)
+	}
+	fsys := fstest.MapFS{"needle.obj": {Data: []byte(sb.String())}}
+	o, err := Spec{Kind: "mesh", File: "needle.obj"}.BuildFS(fsys, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := o.LocalVertices()
+	if vol, _ := volumeArea(pos, o.Tris()); !(vol > 0) {
+		t.Fatalf("needle volume %v", vol)
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	checked := 0
+	for i := 0; i < 20000; i++ {
+		// Near a random vertex or edge point.
+		a, b := pos[r.IntN(4)], pos[r.IntN(4)]
+		c := a.Add(b.Sub(a).Scale(r.Float64()))
+		p := c.Add(randVec(r).Scale(0.02))
+		inside := true
+		for _, tr := range o.Tris() {
+			x, y, z := pos[tr[0]], pos[tr[1]], pos[tr[2]]
+			if y.Sub(x).Cross(z.Sub(x)).Dot(p.Sub(x)) >= 0 {
+				inside = false
+			}
+		}
+		d, _ := o.SignedDistance(p, 0)
+		if math.Abs(math.Abs(d)-bruteDistance(p, pos, o.Tris())) > 1e-15 {
+			t.Fatalf("|d| at %v: got=%v, want=%v", p, math.Abs(d), bruteDistance(p, pos, o.Tris()))
+		}
+		if math.Abs(d) < 1e-9 {
+			continue
+		}
+		checked++
+		if inside != (d < 0) {
+			t.Fatalf("point %v: d = %v, inside=%v", p, d, inside)
+		}
+	}
+	t.Logf("%d points checked", checked)
 }

@@ -20,6 +20,11 @@ import (
 // with R_o the orientation, (R_m, offset_m) the scripted motion
 // interpolated between its keys, and offset_user the drag (SetOffset).
 //
+// A step from t_n to t_{n+1} sees the obstacle move from
+// VerticesAt(SettledPose(t_n)) to VerticesAt(Pose(t_{n+1})) (scripted
+// motion and drag together), after which the simulation calls Settle;
+// an obstacle with Moving() false may keep its hashed triangles.
+//
 // An Obstacle is not safe for concurrent use when SetOffset or Settle
 // runs; the queries (Vertices, SignedDistance, …) may run concurrently
 // with each other.

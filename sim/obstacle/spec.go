@@ -106,6 +106,7 @@ type MotionKey struct {
 // Kind is the closed set of obstacle shapes.
 type Kind uint8
 
+// The obstacle kinds; their JSON names are the lower-case words.
 const (
 	Plane Kind = iota
 	Sphere

@@ -4,8 +4,11 @@
 // step). It shares no code with sim/contact and favours obvious
 // correctness over speed: every decision is a sign of an orientation
 // determinant (orient2d, orient3d) evaluated exactly — a floating-point
-// filter with Shewchuk's error bound, then big.Float arithmetic whose
-// accuracy the library reports, then big.Rat — and the geometric tests are
+// filter with Shewchuk's error bound; then the same float expression when
+// none of its operations rounded (checked with TwoSum and fma), which
+// settles exactly coplanar input such as a flat sheet cheaply; then
+// big.Float arithmetic whose accuracy the library reports; then big.Rat —
+// and the geometric tests are
 // built from those signs alone, with the degenerate cases (touching,
 // coplanar, collinear, zero-area triangles) handled by reduction to
 // segments and to the three coordinate projections.

@@ -70,6 +70,29 @@ func TestOrient2DExact(t *testing.T) {
 	if got := Orient2D(0, 0, 1e-310, 0, 0, 1e-310); got != 1 {
 		t.Errorf("subnormal ccw: got=%d, want=1", got)
 	}
+	// A spread of exponents that the 512-bit stage cannot hold: only
+	// big.Rat sees that 1e300 − 1e-300 is not 1e300.
+	// With a = (2⁻¹⁰⁰⁰, 0), b = (2¹⁰⁰⁰, 2¹⁰⁰⁰), c = (2¹⁰⁰¹, 2¹⁰⁰¹) the
+	// determinant is exactly −1, and 0 once b−a and c−a are rounded.
+	lo, hi := math.Ldexp(1, -1000), math.Ldexp(1, 1000)
+	if got := Orient2D(lo, 0, hi, hi, 2*hi, 2*hi); got != -1 {
+		t.Errorf("wide exponents: got=%d, want=-1", got)
+	}
+	if _, ok := float2(lo, 0, hi, hi, 2*hi, 2*hi); ok {
+		t.Errorf("the big.Float stage claims an exact result it cannot have")
+	}
+	a3, b3, c3, d3 := v(lo, 0, 0), v(hi, hi, 0), v(2*hi, 2*hi, 0), v(lo, 0, 1)
+	if got, want := Orient3D(a3, b3, c3, d3), rat3(a3, b3, c3, d3); got != want || want == 0 {
+		t.Errorf("wide exponents in 3D: got=%d, want=%d (non-zero)", got, want)
+	}
+	if _, ok := float3(a3, b3, c3, d3); ok {
+		t.Errorf("the 3D big.Float stage claims an exact result it cannot have")
+	}
+	// Rounded differences with exact products: (1−2⁻⁶⁰)·2 − 1·(2−2⁻⁶⁰)
+	// = −2⁻⁶⁰, but 0 if the differences are taken as exact.
+	if got := Orient2D(0x1p-60, 0, 1, 1, 2, 2); got != -1 {
+		t.Errorf("rounded differences: got=%d, want=-1", got)
+	}
 	// Products that underflow: 1e-200² is below the smallest subnormal.
 	if got := Orient2D(0, 0, 1e-200, 0, 0, 1e-200); got != 1 {
 		t.Errorf("underflowing ccw: got=%d, want=1", got)
@@ -183,6 +206,82 @@ func bruteIntersect(a, b [3]V) bool {
 
 func tri(a, b, c V) [3]V { return [3]V{a, b, c} }
 
+// TestSegmentPredicates is a table for the building blocks on their own
+// (TrianglesIntersect tests both triangles' edges, which hides a fault in
+// one of them).
+func TestSegmentPredicates(t *testing.T) {
+	segs := []struct {
+		name       string
+		p, q, a, b V
+		want       bool
+	}{
+		{"crossing", v(0, 0, 0), v(2, 2, 0), v(0, 2, 0), v(2, 0, 0), true},
+		{"skew", v(0, 0, 0), v(2, 2, 0), v(0, 2, 1), v(2, 0, 1), false},
+		{"T-junction", v(0, 0, 0), v(2, 0, 0), v(1, 0, 0), v(1, 1, 0), true},
+		{"T-junction, short", v(0, 0, 0), v(2, 0, 0), v(1, 0x1p-60, 0), v(1, 1, 0), false},
+		{"collinear overlap", v(0, 0, 0), v(2, 2, 2), v(1, 1, 1), v(3, 3, 3), true},
+		{"collinear end to end", v(0, 0, 0), v(1, 1, 1), v(1, 1, 1), v(3, 3, 3), true},
+		{"collinear apart", v(0, 0, 0), v(1, 1, 1), v(2, 2, 2), v(3, 3, 3), false},
+		{"collinear inside", v(0, 0, 0), v(3, 3, 3), v(1, 1, 1), v(2, 2, 2), true},
+		{"point on segment", v(0, 0, 0), v(2, 4, 6), v(1, 2, 3), v(1, 2, 3), true},
+		{"point off segment", v(0, 0, 0), v(2, 4, 6), v(1, 2, 3.5), v(1, 2, 3.5), false},
+		{"parallel", v(0, 0, 0), v(1, 0, 0), v(0, 1, 0), v(1, 1, 0), false},
+	}
+	for _, c := range segs {
+		for s := 0; s < 8; s++ {
+			p, q, a, b := c.p, c.q, c.a, c.b
+			if s&1 != 0 {
+				p, q = q, p
+			}
+			if s&2 != 0 {
+				a, b = b, a
+			}
+			if s&4 != 0 {
+				p, q, a, b = a, b, p, q
+			}
+			if got := SegmentsIntersect(p, q, a, b); got != c.want {
+				t.Errorf("SegmentsIntersect %s (variant %d): got=%v, want=%v", c.name, s, got, c.want)
+			}
+		}
+	}
+	line := tri(v(0, 0, 0), v(1, 0, 0), v(2, 0, 0)) // a degenerate triangle: the segment [0, 2] on X
+	base := tri(v(0, 0, 0), v(1, 0, 0), v(0, 1, 0))
+	st := []struct {
+		name string
+		p, q V
+		t    [3]V
+		want bool
+	}{
+		{"crosses a degenerate triangle's second edge", v(1.5, -1, 0), v(1.5, 1, 0), line, true},
+		{"crosses a degenerate triangle's first edge", v(0.5, -1, 0), v(0.5, 1, 0), line, true},
+		{"misses a degenerate triangle", v(2.5, -1, 0), v(2.5, 1, 0), line, false},
+		{"pierces", v(0.2, 0.2, -1), v(0.2, 0.2, 1), base, true},
+		{"ends on the face", v(0.2, 0.2, 0), v(0.2, 0.2, 1), base, true},
+		{"stops short", v(0.2, 0.2, 1e-300), v(0.2, 0.2, 1), base, false},
+		{"through an edge", v(0.5, 0, -1), v(0.5, 0, 1), base, true},
+		{"through a vertex", v(-1, 2, -1), v(1, 0, 1), base, true},
+		{"beside a vertex", v(-1, 2, -1), v(1, 0x1p-50, 1), base, false},
+		{"through a vertex, hitting it", v(1, -1, -1), v(1, 1, 1), base, true},
+		{"in the plane, inside", v(0.1, 0.1, 0), v(0.2, 0.2, 0), base, true},
+		{"in the plane, crossing", v(-1, 0.5, 0), v(2, 0.5, 0), base, true},
+		{"in the plane, outside", v(1, 1, 0), v(2, 0.5, 0), base, false},
+		{"in the plane, touching a vertex", v(0, 1, 0), v(-1, 3, 0), base, true},
+	}
+	for _, c := range st {
+		for s := 0; s < 6; s++ {
+			p, q := c.p, c.q
+			if s&1 != 0 {
+				p, q = q, p
+			}
+			r := s / 2
+			tr := [3]V{c.t[r], c.t[(r+1)%3], c.t[(r+2)%3]}
+			if got := SegmentTriangleIntersect(p, q, tr[0], tr[1], tr[2]); got != c.want {
+				t.Errorf("SegmentTriangleIntersect %s (variant %d): got=%v, want=%v", c.name, s, got, c.want)
+			}
+		}
+	}
+}
+
 // TestTrianglesIntersectCases is the hand-made table: crossing, touching,
 // coplanar and degenerate configurations with the expected answers; each
 // is also checked with the triangles swapped, with vertices rotated, and
@@ -209,6 +308,8 @@ func TestTrianglesIntersectCases(t *testing.T) {
 		{"coplanar containing", tri(v(0.1, 0.1, 0), v(0.2, 0.1, 0), v(0.1, 0.2, 0)), base, true},
 		{"coplanar disjoint", base, tri(v(1, 1, 0), v(2, 1, 0), v(1, 2, 0)), false},
 		{"coplanar shared edge", base, tri(v(1, 0, 0), v(0, 1, 0), v(1, 1, 0)), true},
+		{"coplanar T-junction", base, tri(v(0.5, 0, 0), v(0.5, -1, 0), v(0.7, -1, 0)), true},
+		{"coplanar T-junction, one ulp away", base, tri(v(0.5, -0x1p-60, 0), v(0.5, -1, 0), v(0.7, -1, 0)), false},
 		{"coplanar touching at a point", base, tri(v(0.5, 0.5, 0), v(1, 1, 0), v(0, 2, 0)), true},
 		{"coplanar, one ulp apart", base, tri(v(1, math.Nextafter(0, 1), 0), v(0, math.Nextafter(1, 2), 0), v(1, 1, 0)), false},
 		{"identical", base, base, true},

@@ -72,6 +72,14 @@ func newGrid(boxes []box, use func(i int) bool) *grid {
 	for ext/g.cell >= maxCellsPerAxis-1 {
 		g.cell *= 2
 	}
+	total := 0
+	for i, b := range boxes {
+		if use(i) && b.finite() {
+			a, c := g.key(b.lo), g.key(b.hi)
+			total += int((c[0] - a[0] + 1) * (c[1] - a[1] + 1) * (c[2] - a[2] + 1))
+		}
+	}
+	g.entries = make([]entry, 0, total)
 	for i, b := range boxes {
 		if !use(i) || !b.finite() {
 			continue
