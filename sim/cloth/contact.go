@@ -18,10 +18,9 @@ type contactState struct {
 	obstacles []*obstacle.Obstacle
 	solver    *contact.Solver
 	bodies    []contact.Body
-	moved     []bool    // per obstacle: it moved during the previous step (its grid is stale)
-	invMass   []float64 // per vertex slot, 1/kg; 0 for pinned and free slots
-	near      []bool    // per face slot: in contact at the last Resolve (adaptivity holds them)
-	resolved  bool      // a Resolve ran since the last adaptation: near is valid
+	moved     []bool // per obstacle: it moved during the previous step (its grid is stale)
+	near      []bool // per face slot: in contact at the last Resolve (adaptivity holds them)
+	resolved  bool   // a Resolve ran since the last adaptation: near is valid
 
 	// Resting contacts (Baraff & Witkin 1998 §5.3): vertices held along a
 	// body's normal during the next solve. body[v] is the body index of
@@ -131,13 +130,13 @@ func (s *Sim) contactForces() {
 		if speed == 0 {
 			continue
 		}
-		dvMax := mu * lambda * c.invMass[v]
+		dvMax := mu * lambda * s.invMass[v]
 		if dvMax >= speed {
 			s.vHalf[v] = vh.Sub(vt)
 		} else {
 			s.vHalf[v] = vh.Sub(vt.Scale(dvMax / speed))
 		}
-		c.frictionSum += math.Min(dvMax, speed) / c.invMass[v]
+		c.frictionSum += math.Min(dvMax, speed) / s.invMass[v]
 	}
 }
 
@@ -168,15 +167,7 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		}
 		b.Static = !moving && !c.moved[k]
 	}
-	c.invMass = growTo(c.invMass, len(m.Pos))
-	for i := range m.Pos {
-		if !m.VertAlive[i] || s.fixed[i] || s.area[i] <= 0 {
-			c.invMass[i] = 0
-		} else {
-			c.invMass[i] = 1 / (s.params.Density * s.area[i])
-		}
-	}
-	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: c.invMass, Tris: m.Tris}
+	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris}
 	st, err := c.solver.Resolve(&cl, c.bodies, s.params.Dt, c.p)
 	if err != nil {
 		if errors.Is(err, contact.ErrUnresolved) {

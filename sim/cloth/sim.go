@@ -11,6 +11,7 @@ import (
 	"drape/sim/fem"
 	"drape/sim/geom"
 	"drape/sim/parallel"
+	"drape/sim/strainlimit"
 )
 
 // ErrUnstable is wrapped by the error Step returns when a step would produce
@@ -58,19 +59,21 @@ type Pin struct {
 
 // StepStats describes one step.
 type StepStats struct {
-	Iterations int           // PCG iterations
-	Residual   float64       // relative preconditioned residual reached
-	Assemble   time.Duration // element matrices, forces and the global system
-	Solve      time.Duration // PCG
-	Other      time.Duration // pins, integration, checks
-	Collide    time.Duration // collision handling (phase 4; zero without obstacles and self-collision)
-	Adapt      time.Duration // mesh adaptation (zero without adaptivity)
-	Contact    contact.Stats // what the collision phase did
+	Iterations int               // PCG iterations
+	Residual   float64           // relative preconditioned residual reached
+	Assemble   time.Duration     // element matrices, forces and the global system
+	Solve      time.Duration     // PCG
+	Other      time.Duration     // pins, integration, checks
+	Limit      time.Duration     // strain limiting (phase 4; zero when off)
+	Collide    time.Duration     // collision handling (phase 4; zero without obstacles and self-collision)
+	Adapt      time.Duration     // mesh adaptation (zero without adaptivity)
+	Contact    contact.Stats     // what the collision phase did
+	Strain     strainlimit.Stats // what strain limiting did
 }
 
 // Total returns the wall time of the step.
 func (s StepStats) Total() time.Duration {
-	return s.Assemble + s.Solve + s.Other + s.Collide + s.Adapt
+	return s.Assemble + s.Solve + s.Other + s.Limit + s.Collide + s.Adapt
 }
 
 // Sim is a cloth simulation: Bender & Deul's corotational orthotropic FEM
@@ -123,6 +126,10 @@ type Sim struct {
 
 	ad adaptState   // adaptive refinement and coarsening (adaptsim.go)
 	ct contactState // obstacles, collisions and resting contact (contact.go)
+	sl strainState  // strain limiting (strain.go)
+	// invMass is 1/m per vertex slot for the post-processes of phase 4,
+	// 0 for pinned and free slots (fillInvMass).
+	invMass []float64
 }
 
 // New returns a simulation of mesh m with parameters p, at rest with no
@@ -395,6 +402,14 @@ func (s *Sim) Step() (StepStats, error) {
 	st.Solve = time.Since(t2w)
 	s.averageVelocity()
 	err := s.checkVelocity(t1, st.Residual)
+	if err == nil && (s.sl.p.Enabled || s.collides()) {
+		s.fillInvMass()
+	}
+	if err == nil && s.sl.p.Enabled {
+		tl := time.Now()
+		st.Strain, err = s.limitStrain(t1)
+		st.Limit = time.Since(tl)
+	}
 	if err == nil && s.collides() {
 		tc := time.Now()
 		s.contactForces()
@@ -408,7 +423,7 @@ func (s *Sim) Step() (StepStats, error) {
 		s.commit(t1)
 		s.commitContacts()
 	}
-	st.Other = time.Since(t0) - st.Assemble - st.Solve - st.Collide
+	st.Other = time.Since(t0) - st.Assemble - st.Solve - st.Limit - st.Collide
 	if err != nil {
 		return st, err
 	}

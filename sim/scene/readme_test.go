@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"drape/sim/cloth"
+	"drape/sim/contact"
+	"drape/sim/strainlimit"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated tables in README.md")
@@ -17,6 +19,8 @@ func readmeTables() [][2]string {
 	return [][2]string{
 		{"params", cloth.ParamTable.Markdown()},
 		{"adapt", cloth.AdaptTable.Markdown()},
+		{"contact", contact.Table.Markdown()},
+		{"strain", strainlimit.Table.Markdown()},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
+	"drape/sim/strainlimit"
 )
 
 // sceneOut is the JSON form Encode writes: sceneJSON with the parameter
@@ -28,6 +29,7 @@ type sceneOut struct {
 	Adapt       *cloth.AdaptParams `json:"adapt,omitempty"`
 	Obstacles   []obstacle.Spec    `json:"obstacles,omitempty"`
 	Contact     contact.Params     `json:"contact"`
+	Strain      strainlimit.Params `json:"strain"`
 }
 
 // Encode returns the scene as indented JSON that ParseScene reads back to
@@ -42,7 +44,7 @@ func (s *Scene) Encode() ([]byte, error) {
 	out := sceneOut{
 		Name: s.Name, Description: s.Description, Duration: s.Duration,
 		Mesh: s.Mesh, Pins: s.Pins, Camera: s.Camera,
-		Params: s.Params, Adapt: s.Adapt, Obstacles: s.Obstacles, Contact: s.Contact,
+		Params: s.Params, Adapt: s.Adapt, Obstacles: s.Obstacles, Contact: s.Contact, Strain: s.Strain,
 	}
 	if s.Placement != (Placement{}) {
 		pl := s.Placement

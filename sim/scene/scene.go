@@ -21,6 +21,7 @@ import (
 	"drape/sim/meshio"
 	"drape/sim/obstacle"
 	"drape/sim/param"
+	"drape/sim/strainlimit"
 )
 
 // Scene is a simulation set-up: a mesh, where it hangs, which vertices are
@@ -39,6 +40,7 @@ type Scene struct {
 	Adapt       *cloth.AdaptParams // adaptive refinement; nil when the file has no "adapt" object
 	Obstacles   []obstacle.Spec    // what the cloth collides with (package obstacle documents each key)
 	Contact     contact.Params     // collision handling; contact.DefaultParams overridden field by field
+	Strain      strainlimit.Params // strain limiting; strainlimit.DefaultParams (off) overridden field by field
 	Camera      *Camera            // the viewer's camera; nil: fit the view to the cloth
 
 	source string // file name for messages
@@ -138,6 +140,7 @@ type sceneJSON struct {
 	Adapt       json.RawMessage `json:"adapt"`
 	Obstacles   []obstacle.Spec `json:"obstacles"`
 	Contact     json.RawMessage `json:"contact"`
+	Strain      json.RawMessage `json:"strain"`
 }
 
 func vec3(a [3]float64) geom.Vec3 { return geom.Vec3{a[0], a[1], a[2]} }
@@ -230,7 +233,8 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 		Name: j.Name, Description: j.Description, Duration: j.Duration,
 		Mesh: j.Mesh, Placement: j.Placement, Pins: j.Pins, Camera: j.Camera,
 		Obstacles: j.Obstacles,
-		Params:    cloth.DefaultParams(), Contact: contact.DefaultParams(), source: source,
+		Params:    cloth.DefaultParams(), Contact: contact.DefaultParams(), Strain: strainlimit.DefaultParams(),
+		source: source,
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(filepath.ToSlash(source)), ".json")
@@ -246,6 +250,9 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 		s.Adapt = &p
 	}
 	if err := decodeBlock(data, "contact", j.Contact, contact.Table, &s.Contact); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if err := decodeBlock(data, "strain", j.Strain, strainlimit.Table, &s.Strain); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if err := s.Validate(); err != nil {
@@ -422,6 +429,9 @@ func (s *Scene) Validate() error {
 	}
 	if err := s.Contact.Validate(); err != nil {
 		return fmt.Errorf("contact: %w", err)
+	}
+	if err := s.Strain.Validate(); err != nil {
+		return fmt.Errorf("strain: %w", err)
 	}
 	if s.Camera != nil {
 		if err := s.Camera.validate(); err != nil {
@@ -668,6 +678,9 @@ func (s *Scene) Build() (*cloth.Sim, error) {
 	}
 	sim.SetObstacles(obs)
 	if err := sim.SetContactParams(s.Contact); err != nil {
+		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
+	}
+	if err := sim.SetStrainParams(s.Strain); err != nil {
 		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
 	}
 	return sim, nil

@@ -83,7 +83,7 @@ func BenchmarkApply(b *testing.B) {
 			in, dt := curtainInput(b, 40, c.drag, c.held)
 			v0 := append([]geom.Vec3(nil), in.V...)
 			l := NewLimiter()
-			p := DefaultParams()
+			p := onParams()
 			p.MaxWeft, p.MaxWarp = c.limit, c.limit
 			st, err := l.Apply(in, dt, p) // warm
 			if err != nil {

@@ -19,7 +19,7 @@ func randVec(rng *rand.Rand, s float64) geom.Vec3 {
 // relative, and makes |F·q| exactly the target.
 func TestElementResponse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	lim := limitsOf(DefaultParams())
+	lim := limitsOf(onParams())
 	for trial := 0; trial < 500; trial++ {
 		r := [3]geom.Vec2{{}, {X: 0.02 + 0.01*rng.Float64()}, {X: 0.01 * rng.Float64(), Y: 0.02 + 0.01*rng.Float64()}}
 		g, ok := shapeGradients(r[0], r[1], r[2])
@@ -115,7 +115,7 @@ func TestDeformationJacobians(t *testing.T) {
 	if err := l.prepare(in, dt); err != nil {
 		t.Fatal(err)
 	}
-	l.in, l.dt, l.lim = in, dt, limitsOf(DefaultParams())
+	l.in, l.dt, l.lim = in, dt, limitsOf(onParams())
 	for v := range l.x {
 		l.x[v] = in.X0[v].Add(in.V[v].Scale(dt))
 	}
@@ -158,7 +158,7 @@ func TestForceEstimateSolves(t *testing.T) {
 	if err := l.prepare(in, dt); err != nil {
 		t.Fatal(err)
 	}
-	l.in, l.dt, l.lim = in, dt, limitsOf(DefaultParams())
+	l.in, l.dt, l.lim = in, dt, limitsOf(onParams())
 	for v := range l.x {
 		l.x[v] = in.X0[v].Add(in.V[v].Scale(dt))
 	}

@@ -26,7 +26,9 @@ func ExampleLimiter_Apply() {
 		in.V[i] = geom.Vec3{X: 0.5 * r.X / dt}
 	}
 	l := strainlimit.NewLimiter()
-	st, err := l.Apply(in, dt, strainlimit.DefaultParams())
+	p := strainlimit.DefaultParams() // 10 % on weft and warp
+	p.Enabled = true
+	st, err := l.Apply(in, dt, p)
 	if err != nil {
 		fmt.Println(err)
 		return

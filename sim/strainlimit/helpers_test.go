@@ -105,3 +105,10 @@ func pinTop(in *Input) int {
 	}
 	return n
 }
+
+// onParams returns DefaultParams with the limiter on.
+func onParams() Params {
+	p := DefaultParams()
+	p.Enabled = true
+	return p
+}

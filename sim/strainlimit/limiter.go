@@ -103,6 +103,7 @@ type adj struct {
 // saw (rebuilt when Tris changes, as on an adaptive mesh). A Limiter is
 // not safe for concurrent use.
 type Limiter struct {
+	valid Params     // the last parameters that validated
 	tris  [][3]int32 // the faces the topology below was built for
 	faces []int32    // live face slots
 	halfs []half
@@ -196,8 +197,11 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 	if !p.Enabled {
 		return st, nil
 	}
-	if err := p.Validate(); err != nil {
-		return st, err
+	if p != l.valid { // validating through the table allocates; once per setting
+		if err := p.Validate(); err != nil {
+			return st, err
+		}
+		l.valid = p
 	}
 	if err := l.prepare(in, dt); err != nil {
 		return st, err

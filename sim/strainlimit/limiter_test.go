@@ -34,7 +34,7 @@ func TestLimitHolds(t *testing.T) {
 			if c.pin {
 				pinTop(in)
 			}
-			p := DefaultParams()
+			p := onParams()
 			p.Passes = 200
 			st, err := NewLimiter().Apply(in, dt, p)
 			if err != nil {
@@ -61,7 +61,7 @@ func TestLimitHolds(t *testing.T) {
 func TestOrthotropicLimits(t *testing.T) {
 	dt := 0.01
 	in := sheet(t, 30, 20, true, geom.Vec3{X: 1.4, Y: 1.4, Z: 1}, 0.001, dt, 3)
-	p := DefaultParams()
+	p := onParams()
 	p.MaxWeft, p.MaxWarp, p.Passes = 0.05, 0.25, 200
 	if _, err := NewLimiter().Apply(in, dt, p); err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestMomentum(t *testing.T) {
 				scaleP += in.V[i].Norm() / w
 				scaleL += in.X0[i].Norm() * in.V[i].Norm() / w
 			}
-			st, err := NewLimiter().Apply(in, dt, DefaultParams())
+			st, err := NewLimiter().Apply(in, dt, onParams())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,10 +131,10 @@ func TestOrderIndependent(t *testing.T) {
 			rng := rand.New(rand.NewPCG(9, 9))
 			rng.Shuffle(len(b.Tris), func(i, j int) { b.Tris[i], b.Tris[j] = b.Tris[j], b.Tris[i] })
 			b.Tris = append(b.Tris, [3]int32{-1, -1, -1}) // a free slot too
-			if _, err := NewLimiter().Apply(a, dt, DefaultParams()); err != nil {
+			if _, err := NewLimiter().Apply(a, dt, onParams()); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := NewLimiter().Apply(b, dt, DefaultParams()); err != nil {
+			if _, err := NewLimiter().Apply(b, dt, onParams()); err != nil {
 				t.Fatal(err)
 			}
 			diff := 0
@@ -158,7 +158,7 @@ func TestSlackUntouched(t *testing.T) {
 	in := sheet(t, 30, 20, true, geom.Vec3{X: 1.05, Y: 0.98, Z: 1}, 0.0002, dt, 5)
 	pinTopMoving(in)
 	ref := clone(in)
-	st, err := NewLimiter().Apply(in, dt, DefaultParams())
+	st, err := NewLimiter().Apply(in, dt, onParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestSlackUntouched(t *testing.T) {
 	}
 	over := sheet(t, 30, 20, true, geom.Vec3{X: 1.3, Y: 1, Z: 1}, 0.002, dt, 5)
 	ref = clone(over)
-	p := DefaultParams()
+	p := onParams()
 	p.Enabled = false
 	if _, err := NewLimiter().Apply(over, dt, p); err != nil {
 		t.Fatal(err)
@@ -193,7 +193,7 @@ func TestPinsHeld(t *testing.T) {
 	// a moving pin too: the bottom-left corner dragged down fast.
 	in.InvMass[0], in.V[0] = 0, geom.Vec3{Y: -10}
 	ref := clone(in)
-	if _, err := NewLimiter().Apply(in, dt, DefaultParams()); err != nil {
+	if _, err := NewLimiter().Apply(in, dt, onParams()); err != nil {
 		t.Fatal(err)
 	}
 	moved := 0
@@ -226,7 +226,7 @@ func TestLargeSteps(t *testing.T) {
 			return e
 		}
 		k0 := ke()
-		p := DefaultParams()
+		p := onParams()
 		p.Passes = 200
 		st, err := NewLimiter().Apply(in, dt, p)
 		if err != nil {
@@ -252,7 +252,7 @@ func TestNoAllocs(t *testing.T) {
 	pinTop(in)
 	v0 := append([]geom.Vec3(nil), in.V...)
 	l := NewLimiter()
-	p := DefaultParams()
+	p := onParams()
 	p.Passes = 3
 	if _, err := l.Apply(in, dt, p); err != nil {
 		t.Fatal(err)
@@ -273,23 +273,23 @@ func TestNoAllocs(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	dt := 0.01
 	base := sheet(t, 4, 3, false, geom.Vec3{X: 1.3, Y: 1.1, Z: 1}, 0.002, dt, 9)
-	bad := DefaultParams()
+	bad := onParams()
 	bad.MaxWeft = -1
 	cases := []struct {
 		name string
 		mod  func(in *Input) (float64, Params)
 	}{
-		{"dt", func(in *Input) (float64, Params) { return 0, DefaultParams() }},
+		{"dt", func(in *Input) (float64, Params) { return 0, onParams() }},
 		{"params", func(in *Input) (float64, Params) { return dt, bad }},
-		{"lengths", func(in *Input) (float64, Params) { in.InvMass = in.InvMass[1:]; return dt, DefaultParams() }},
-		{"index", func(in *Input) (float64, Params) { in.Tris[3][1] = 999; return dt, DefaultParams() }},
-		{"repeat", func(in *Input) (float64, Params) { in.Tris[3][1] = in.Tris[3][0]; return dt, DefaultParams() }},
-		{"mass", func(in *Input) (float64, Params) { in.InvMass[2] = math.NaN(); return dt, DefaultParams() }},
-		{"velocity", func(in *Input) (float64, Params) { in.V[2].X = math.Inf(1); return dt, DefaultParams() }},
+		{"lengths", func(in *Input) (float64, Params) { in.InvMass = in.InvMass[1:]; return dt, onParams() }},
+		{"index", func(in *Input) (float64, Params) { in.Tris[3][1] = 999; return dt, onParams() }},
+		{"repeat", func(in *Input) (float64, Params) { in.Tris[3][1] = in.Tris[3][0]; return dt, onParams() }},
+		{"mass", func(in *Input) (float64, Params) { in.InvMass[2] = math.NaN(); return dt, onParams() }},
+		{"velocity", func(in *Input) (float64, Params) { in.V[2].X = math.Inf(1); return dt, onParams() }},
 		{"rest", func(in *Input) (float64, Params) {
 			t := in.Tris[0]
 			in.Rest[t[1]], in.Rest[t[2]] = in.Rest[t[0]], in.Rest[t[0]]
-			return dt, DefaultParams()
+			return dt, onParams()
 		}},
 	}
 	for _, c := range cases {
@@ -307,7 +307,7 @@ func TestBadInput(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewLimiter().Apply(nil, dt, DefaultParams()); err == nil {
+	if _, err := NewLimiter().Apply(nil, dt, onParams()); err == nil {
 		t.Error("nil input: no error")
 	}
 }

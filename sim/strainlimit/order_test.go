@@ -106,7 +106,7 @@ func TestChainOrder(t *testing.T) {
 		case 2, 3:
 			rng.Shuffle(len(c.Tris), func(i, j int) { c.Tris[i], c.Tris[j] = c.Tris[j], c.Tris[i] })
 		}
-		p := DefaultParams()
+		p := onParams()
 		p.Passes = 200
 		st, err := NewLimiter().Apply(c, dt, p)
 		if err != nil {

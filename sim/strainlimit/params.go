@@ -1,8 +1,9 @@
 package strainlimit
 
 import (
-	"fmt"
 	"math"
+
+	"drape/sim/param"
 )
 
 // Params holds the strain limiter's settings. The zero value is not valid
@@ -19,7 +20,8 @@ type Params struct {
 	Tolerance  float64 // passes stop once every face's limit ratio is ≤ 1 + Tolerance; dimensionless, in [0, 0.5]
 }
 
-// DefaultParams returns Tsiknis's 10 % limit (§2.2) on weft and warp, no
+// DefaultParams returns Table's defaults: off (a scene turns it on), and
+// when on Tsiknis's 10 % limit (§2.2) on weft and warp, no
 // separate shear limit (π/2), and solver settings measured on overstretched
 // sheets (see the package tests and BenchmarkApply).
 //
@@ -40,33 +42,43 @@ type Params struct {
 // length the 10 % principal limit alone already bounds the fibre angle
 // change to about 0.21 rad.
 func DefaultParams() Params {
-	return Params{
-		Enabled:    true,
-		MaxWeft:    0.10,
-		MaxWarp:    0.10,
-		MaxShear:   math.Pi / 2,
-		Iterations: 20,
-		Passes:     50,
-		Tolerance:  0.002,
-	}
+	var p Params
+	Table.SetDefaults(&p)
+	return p
 }
 
-// Validate returns an error naming the first field out of range.
-func (p Params) Validate() error {
-	ok := func(v, lo, hi float64) bool { return !math.IsNaN(v) && v >= lo && v <= hi }
-	switch {
-	case !ok(p.MaxWeft, 1e-6, 10):
-		return fmt.Errorf("strain limit: MaxWeft %g must be in (0, 10]", p.MaxWeft)
-	case !ok(p.MaxWarp, 1e-6, 10):
-		return fmt.Errorf("strain limit: MaxWarp %g must be in (0, 10]", p.MaxWarp)
-	case !ok(p.MaxShear, 1e-6, math.Pi/2):
-		return fmt.Errorf("strain limit: MaxShear %g rad must be in (0, π/2]", p.MaxShear)
-	case p.Iterations < 1 || p.Iterations > 100000:
-		return fmt.Errorf("strain limit: Iterations %d must be in [1, 100000]", p.Iterations)
-	case p.Passes < 1 || p.Passes > 1000:
-		return fmt.Errorf("strain limit: Passes %d must be in [1, 1000]", p.Passes)
-	case !ok(p.Tolerance, 0, 0.5):
-		return fmt.Errorf("strain limit: Tolerance %g must be in [0, 0.5]", p.Tolerance)
-	}
-	return nil
+// Validate returns an error naming the first field out of the range Table
+// gives it (a *param.RangeError).
+func (p Params) Validate() error { return Table.Validate(&p) }
+
+// MarshalJSON writes p as a JSON object with Table's keys.
+func (p Params) MarshalJSON() ([]byte, error) { return Table.Encode(&p) }
+
+// UnmarshalJSON reads a JSON object with Table's keys over p.
+func (p *Params) UnmarshalJSON(data []byte) error { return Table.Decode(data, p) }
+
+// Table is the schema of Params: the "strain" block of scene files, saved
+// scenes and --state, and the viewer's strain-limit controls (group
+// "Strain limit").
+var Table = param.Table[Params]{
+	{Key: "enabled", Label: "strain limiting", Doc: "limit the strain after each solve (Tsiknis 2006 ch. 2)", Group: "Strain limit",
+		Bool: func(p *Params) *bool { return &p.Enabled }},
+	{Key: "max_weft", Label: "ε weft", Doc: "largest stretch strain along the weft (material X); 0.1 = 10 %", Group: "Strain limit",
+		Default: 0.10, Min: 1e-6, Max: 10, SliderMin: 0.005, SliderMax: 1, Log: true, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.MaxWeft }},
+	{Key: "max_warp", Label: "ε warp", Doc: "largest stretch strain along the warp (material Y)", Group: "Strain limit",
+		Default: 0.10, Min: 1e-6, Max: 10, SliderMin: 0.005, SliderMax: 1, Log: true, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.MaxWarp }},
+	{Key: "max_shear", Unit: "rad", Doc: "largest change of the weft–warp angle; π/2 (the default) turns the shear limit off",
+		Default: math.Pi / 2, Min: 1e-6, Max: math.Pi / 2,
+		Float: func(p *Params) *float64 { return &p.MaxShear }},
+	{Key: "iterations", Doc: "CG iteration cap of each global solve",
+		Default: 20, Min: 1, Max: 100000,
+		Int: func(p *Params) *int { return &p.Iterations }},
+	{Key: "passes", Doc: "rounds of element responses and stitching",
+		Default: 50, Min: 1, Max: 1000,
+		Int: func(p *Params) *int { return &p.Passes }},
+	{Key: "tolerance", Doc: "passes stop once every face's limit ratio is at most 1 + tolerance",
+		Default: 0.002, Min: 0, Max: 0.5,
+		Float: func(p *Params) *float64 { return &p.Tolerance }},
 }

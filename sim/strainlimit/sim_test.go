@@ -19,13 +19,13 @@ func TestActiveSetExact(t *testing.T) {
 	pinTop(in)
 	in.V[5] = geom.Vec3{X: -2, Y: -3, Z: 1} // one vertex flung 3.7 cm
 	full := clone(in)
-	st, err := NewLimiter().Apply(in, dt, DefaultParams())
+	st, err := NewLimiter().Apply(in, dt, onParams())
 	if err != nil {
 		t.Fatal(err)
 	}
 	stitchEverywhere = true
 	defer func() { stitchEverywhere = false }()
-	if _, err := NewLimiter().Apply(full, dt, DefaultParams()); err != nil {
+	if _, err := NewLimiter().Apply(full, dt, onParams()); err != nil {
 		t.Fatal(err)
 	}
 	if st.Passes == 0 {
@@ -60,7 +60,7 @@ func limitedCurtain(t *testing.T, nx, ny int, dt float64, steps int, on, drag bo
 	n := len(m.Pos)
 	in := &Input{X0: make([]geom.Vec3, n), InvMass: make([]float64, n), Rest: m.Rest, Tris: m.Tris, V: m.Vel}
 	l := NewLimiter()
-	p := DefaultParams()
+	p := onParams()
 	var strains []float64
 	if drag { // the bottom-left corner dragged 1 m down and out (mouse drag spring)
 		corner := 0
@@ -159,7 +159,7 @@ func TestHangingConverges(t *testing.T) {
 		in.InvMass[pn.Vertex] = 0
 	}
 	strain := maxOf(PrincipalStrains(m.Pos, m.Rest, m.Tris, nil))
-	p := DefaultParams()
+	p := onParams()
 	p.MaxWeft, p.MaxWarp = 0.6*strain, 0.6*strain
 	st, err := NewLimiter().Apply(in, s.Params().Dt, p)
 	if err != nil {

@@ -26,10 +26,10 @@ func TestTopologyChange(t *testing.T) {
 			in.Rest = append(in.Rest, geom.Vec2{})
 		}
 		a, b := clone(in), clone(in)
-		if _, err := shared.Apply(a, dt, DefaultParams()); err != nil {
+		if _, err := shared.Apply(a, dt, onParams()); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := NewLimiter().Apply(b, dt, DefaultParams()); err != nil {
+		if _, err := NewLimiter().Apply(b, dt, onParams()); err != nil {
 			t.Fatal(err)
 		}
 		for i := range a.V {
@@ -50,7 +50,7 @@ func TestShearLimit(t *testing.T) {
 		tgt := geom.Vec3{X: r.X + math.Sin(0.3)*r.Y, Y: math.Cos(0.3) * r.Y, Z: in.X0[i].Z}
 		in.V[i] = tgt.Sub(in.X0[i]).Scale(1 / dt)
 	}
-	p := DefaultParams()
+	p := onParams()
 	p.MaxShear, p.Passes = 0.1, 200
 	st, err := NewLimiter().Apply(in, dt, p)
 	if err != nil {
