@@ -39,7 +39,8 @@ type BenchRun struct {
 	PeakTriangles   int     `json:"peak_triangles"` // largest live triangle count
 	MsPerStepMean   float64 `json:"ms_per_step_mean"`
 	MsPerStepMedian float64 `json:"ms_per_step_median"`
-	AdaptShare      float64 `json:"adapt_share"` // Σ adaptation time / Σ step time, 0..1
+	AdaptShare      float64 `json:"adapt_share"`   // Σ adaptation time / Σ step time, 0..1
+	CollideShare    float64 `json:"collide_share"` // Σ collision-handling time / Σ step time, 0..1
 	PCGIterations   float64 `json:"pcg_iterations_mean"`
 	// TriIters is the mean over steps of live triangles × PCG iterations,
 	// the work the solver does if its cost is proportional to both.
@@ -48,6 +49,7 @@ type BenchRun struct {
 	AssembleMs float64 `json:"assemble_ms_mean"`
 	SolveMs    float64 `json:"solve_ms_mean"`
 	AdaptMs    float64 `json:"adapt_ms_mean"`
+	CollideMs  float64 `json:"collide_ms_mean"`
 	Finite     bool    `json:"finite"` // false if the run blew up
 	Error      string  `json:"error,omitempty"`
 
@@ -235,19 +237,21 @@ func (b *benchSide) result() BenchRun {
 	r := b.run
 	r.Steps = len(b.rec.wall)
 	r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations = b.rec.summary()
-	var total, adapt time.Duration
+	var total, adapt, collide time.Duration
 	for i, w := range b.rec.wall {
 		total += w
 		adapt += b.rec.adapt[i]
+		collide += b.rec.collide[i]
 	}
 	if r.Steps > 0 {
 		r.AvgTriangles = b.triSum / float64(r.Steps)
 		r.TriIters = b.works / float64(r.Steps)
 		perStep := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(r.Steps) }
-		r.AssembleMs, r.SolveMs, r.AdaptMs = perStep(b.asm), perStep(b.solve), perStep(adapt)
+		r.AssembleMs, r.SolveMs, r.AdaptMs, r.CollideMs = perStep(b.asm), perStep(b.solve), perStep(adapt), perStep(collide)
 	}
 	if total > 0 {
 		r.AdaptShare = float64(adapt) / float64(total)
+		r.CollideShare = float64(collide) / float64(total)
 	}
 	r.Finite = b.s.Finite() && !errors.Is(b.err, cloth.ErrUnstable)
 	if b.err != nil {
@@ -281,14 +285,14 @@ func livePositions(m *geom.Mesh) []geom.Vec3 {
 // WriteBenchTable prints the comparison as a markdown table.
 func WriteBenchTable(w io.Writer, r BenchResult) {
 	fmt.Fprintf(w, "%s, %.3g s simulated per run, g_max = %d\n\n", r.Scene, r.Seconds, r.GMax)
-	fmt.Fprintln(w, "| run | avg triangles | peak triangles | ms/step mean | ms/step median | adaptation share | PCG iterations mean | finite |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| run | avg triangles | peak triangles | ms/step mean | ms/step median | adaptation share | collision share | PCG iterations mean | finite |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, x := range []struct {
 		name string
 		r    BenchRun
 	}{{"full resolution", r.Full}, {"adaptive", r.Adaptive}} {
-		fmt.Fprintf(w, "| %s | %.0f | %d | %.2f | %.2f | %.1f %% | %.1f | %v |\n", x.name, x.r.AvgTriangles, x.r.PeakTriangles,
-			x.r.MsPerStepMean, x.r.MsPerStepMedian, 100*x.r.AdaptShare, x.r.PCGIterations, x.r.Finite)
+		fmt.Fprintf(w, "| %s | %.0f | %d | %.2f | %.2f | %.1f %% | %.1f %% | %.1f | %v |\n", x.name, x.r.AvgTriangles, x.r.PeakTriangles,
+			x.r.MsPerStepMean, x.r.MsPerStepMedian, 100*x.r.AdaptShare, 100*x.r.CollideShare, x.r.PCGIterations, x.r.Finite)
 	}
 	fmt.Fprintf(w, "\nspeedup %.2f× (%.2f× fewer triangles × PCG iterations per step; %.2f× at the full run's cost per unit of work); accuracy loss (full-resolution vertices to the adaptive surface, %d matching times, relative to the %.3g m cloth diagonal): RMS %.3g, max %.3g\n",
 		r.Speedup, r.WorkRatio, r.SpeedupBound, r.Samples, r.Diagonal, r.ErrorRMSRel, r.ErrorMaxRel)

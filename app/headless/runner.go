@@ -54,15 +54,17 @@ type RunStats struct {
 
 // recorder collects per-step wall times and PCG iteration counts.
 type recorder struct {
-	wall  []time.Duration
-	iters []int
-	adapt []time.Duration // StepStats.Adapt, part of wall
+	wall    []time.Duration
+	iters   []int
+	adapt   []time.Duration // StepStats.Adapt, part of wall
+	collide []time.Duration // StepStats.Collide, part of wall
 }
 
 func (r *recorder) add(wall time.Duration, st cloth.StepStats) {
 	r.wall = append(r.wall, wall)
 	r.iters = append(r.iters, st.Iterations)
 	r.adapt = append(r.adapt, st.Adapt)
+	r.collide = append(r.collide, st.Collide)
 }
 
 // summary returns the mean and median wall time per step in ms and the
