@@ -66,6 +66,9 @@ func TestContactScenesIntersectionFree(t *testing.T) {
 			if testing.Short() {
 				steps = r.short
 			}
+			if raceEnabled {
+				steps = min(steps, 30)
+			}
 			self := sc.Contact.SelfCollision
 			var total, collide time.Duration
 			minTris, maxTris := sim.Mesh.NumTris(), sim.Mesh.NumTris()
@@ -143,6 +146,9 @@ func TestCurtainSelfCollision(t *testing.T) {
 		t.Fatal("curtain-adaptive should collide with itself by default")
 	}
 	steps, every := 2400, 25
+	if raceEnabled {
+		t.Skip("long physics run; it runs without the race detector")
+	}
 	if testing.Short() {
 		g := *sc.Pins[0].Gather
 		g.Start, g.End, g.Back = 0.3, 3, 0
