@@ -119,6 +119,15 @@ func (s *Sim) contactForces() {
 			continue
 		}
 		c.impulseSum += lambda
+		// The constraint also stops the outward speed the last collision
+		// phase gave the vertex (a repulsion towards the thickness h),
+		// whose friction that phase already applied: only the rest of λ
+		// presses the cloth onto the body. (Without this, friction on an
+		// incline came out 20–70 % too strong; TestFrictionIncline.)
+		press := lambda - math.Max(0, n.Dot(s.Mesh.Vel[v]))/s.invMass[v]
+		if press <= 0 {
+			continue
+		}
 		b := c.body[v]
 		if b < 0 || int(b) >= len(c.obstacles) {
 			continue
@@ -130,7 +139,7 @@ func (s *Sim) contactForces() {
 		if speed == 0 {
 			continue
 		}
-		dvMax := mu * lambda * s.invMass[v]
+		dvMax := mu * press * s.invMass[v]
 		if dvMax >= speed {
 			s.vHalf[v] = vh.Sub(vt)
 		} else {

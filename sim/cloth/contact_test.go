@@ -1,0 +1,141 @@
+package cloth_test
+
+import (
+	"math"
+	"testing"
+
+	"drape/sim/cloth"
+	"drape/sim/geom"
+	"drape/sim/obstacle"
+)
+
+// groundSheet returns a w × w sheet of n × n quads lying flat at height y
+// above a ground plane with friction mu, tilted by theta about X (the
+// ground tilted with it), with collisions on.
+func groundSheet(t *testing.T, w float64, n int, y, theta, mu float64) *cloth.Sim {
+	t.Helper()
+	m, err := geom.RegularGrid(w, w, n, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sin, cos := math.Sincos(theta)
+	for i, r := range m.Rest {
+		p := geom.Vec3{X: r.X - w/2, Y: y, Z: w/2 - r.Y}
+		m.Pos[i] = geom.Vec3{X: p.X, Y: cos*p.Y - sin*p.Z, Z: sin*p.Y + cos*p.Z}
+	}
+	p := cloth.DefaultParams()
+	s, err := cloth.New(m, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := obstacle.Spec{Kind: "plane", Angle: theta * 180 / math.Pi, Axis: &[3]float64{1, 0, 0}, Friction: &mu}
+	o, err := spec.Build("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetObstacles([]*obstacle.Obstacle{o})
+	cp := s.ContactParams()
+	cp.Enabled = true
+	cp.SelfCollision = false
+	cp.Thickness, cp.Friction, cp.CCDIterations = 0.003, 0.3, 5
+	if err := s.SetContactParams(cp); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestRestingContact (Bender & Deul §6 with Baraff & Witkin's filter): a
+// sheet dropped flat onto the ground comes to rest, the ground carries its
+// weight (the normal impulses per second match m·g within 2 %), and it
+// does not jitter.
+func TestRestingContact(t *testing.T) {
+	s := groundSheet(t, 0.5, 16, 0.02, 0, 0.5)
+	dt := s.Params().Dt
+	weight := s.TotalMass() * 9.81
+	steps := int(math.Round(2 / dt))
+	last := int(math.Round(1 / dt))
+	var impulse float64
+	start := make([]geom.Vec3, len(s.Mesh.Pos))
+	for i := 1; i <= steps; i++ {
+		if _, err := s.Step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if i == steps-last {
+			copy(start, s.Mesh.Pos)
+		}
+		if i > steps-last {
+			impulse += s.RestingImpulse()
+			for _, c := range s.LastContacts() {
+				impulse += c.Impulse
+			}
+		}
+	}
+	ke := s.KineticEnergy()
+	var drift float64
+	for i, p := range s.Mesh.Pos {
+		drift = math.Max(drift, p.Sub(start[i]).Norm())
+	}
+	force := impulse / (float64(last) * dt)
+	t.Logf("after 2 s: kinetic energy %.3g J, normal force %.5g N for a weight of %.5g N (%.2f %%), largest drift over the last second %.3g mm",
+		ke, force, weight, 100*(force/weight-1), 1000*drift)
+	if ke > 1e-7 {
+		t.Errorf("kinetic energy %.3g J after 2 s, want ≤ 1e-7 J (at rest)", ke)
+	}
+	if math.Abs(force/weight-1) > 0.02 {
+		t.Errorf("ground force %.5g N, want the weight %.5g N within 2 %%", force, weight)
+	}
+	if drift > 1e-4 {
+		t.Errorf("a vertex moved %.3g mm over the last second, want ≤ 0.1 mm (no jitter)", 1000*drift)
+	}
+	for i, p := range s.Mesh.Pos {
+		if p.Y < 0 {
+			t.Fatalf("vertex %d below the ground: y = %g", i, p.Y)
+		}
+	}
+}
+
+// TestFrictionIncline: a sheet lying on a plane inclined at θ stays put
+// when μ > tan θ and slides with acceleration g·(sin θ − μ·cos θ) within 5 %
+// when μ < tan θ (Coulomb friction through the resting-contact constraint
+// impulse).
+func TestFrictionIncline(t *testing.T) {
+	theta := 20 * math.Pi / 180
+	for _, c := range []struct {
+		mu    float64
+		stick bool
+	}{{0.5, true}, {0.2, false}, {0.1, false}} {
+		s := groundSheet(t, 0.3, 10, 0.01, theta, c.mu)
+		// Settle onto the plane, then measure the mean velocity along the slope.
+		down := geom.Vec3{Y: -math.Sin(theta), Z: math.Cos(theta)} // down the slope: −Y projected onto the plane
+		mean := func() float64 {
+			var v float64
+			for i := range s.Mesh.Vel {
+				v += s.Mesh.Vel[i].Dot(down)
+			}
+			return v / float64(len(s.Mesh.Vel))
+		}
+		for i := 0; i < 40; i++ {
+			if _, err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v0, t0 := mean(), s.Time
+		for i := 0; i < 100; i++ {
+			if _, err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := (mean() - v0) / (s.Time - t0)
+		want := 9.81 * (math.Sin(theta) - c.mu*math.Cos(theta))
+		t.Logf("μ = %.2f: acceleration along the slope %.4f m/s², analytic %.4f", c.mu, a, math.Max(want, 0))
+		if c.stick {
+			if math.Abs(mean()) > 1e-3 {
+				t.Errorf("μ = %.2f > tan θ: the sheet slides at %.4g m/s", c.mu, mean())
+			}
+			continue
+		}
+		if math.Abs(a/want-1) > 0.05 {
+			t.Errorf("μ = %.2f: acceleration %.4f m/s², want %.4f within 5 %%", c.mu, a, want)
+		}
+	}
+}
