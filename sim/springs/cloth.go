@@ -63,10 +63,11 @@ type Obstacle struct {
 // particles, the subdivision variant and obstacles.
 type Spec struct {
 	Name      string
-	NX, NY    int       // base particles along U and V, each ≥ 2
-	Origin    geom.Vec3 // position of base particle (0, 0), m
-	U, V      geom.Vec3 // edges of the sheet: particle (NX−1, 0) is at Origin+U, m
-	Fixed     [][2]int  // base-grid (i, j) of the fixed particles
+	NX, NY    int         // base particles along U and V, each ≥ 2
+	Origin    geom.Vec3   // position of base particle (0, 0), m
+	U, V      geom.Vec3   // edges of the sheet: particle (NX−1, 0) is at Origin+U, m
+	Fixed     [][2]int    // base-grid (i, j) of the fixed particles
+	Targets   []geom.Vec3 // where each fixed particle is held, m; nil: at its original position
 	Variant   Variant
 	Obstacles []Obstacle
 }
@@ -89,6 +90,7 @@ type Cloth struct {
 	mass           []float64   // kg; 0 for interpolated particles
 	typ            []uint8
 	layer          []uint8
+	sched          []uint8    // integration layer: 2^sched substeps per step (see rebuild)
 	gi, gj         []int32    // slot in the dense grid
 	par            [][2]int32 // parents of an interpolated particle, else {-1,-1}
 	target         []geom.Vec3
@@ -103,7 +105,7 @@ type Cloth struct {
 	hx, hy float64 // base spacing along U and V (rest), m
 
 	// lists rebuilt after a subdivision
-	act    [][]int32 // active particles by layer
+	act    [][]int32 // active particles by schedule
 	interp []int32   // interpolated particles in ID order (parents before children)
 	spr    []springSet
 	deep   int // deepest layer of an active particle or a spring schedule
@@ -169,6 +171,17 @@ func New(spec Spec, p Params) (*Cloth, error) {
 		id := c.slot[f[1]*c.w+f[0]]
 		c.typ[id] = Fixed
 		c.target[id] = c.pos[id]
+	}
+	if spec.Targets != nil {
+		if len(spec.Targets) != len(spec.Fixed) {
+			return nil, fmt.Errorf("springs: scene %q: %d targets for %d fixed particles", spec.Name, len(spec.Targets), len(spec.Fixed))
+		}
+		for k, f := range spec.Fixed {
+			if !spec.Targets[k].IsFinite() {
+				return nil, fmt.Errorf("springs: scene %q: target %d not finite", spec.Name, k)
+			}
+			c.target[c.slot[f[1]*c.w+f[0]]] = spec.Targets[k]
+		}
 	}
 	for _, o := range spec.Obstacles {
 		if o.Kind != Table && o.Kind != Pole || !o.Center.IsFinite() || !o.Size.IsFinite() || o.Size.X <= 0 {
@@ -366,7 +379,7 @@ func (c *Cloth) Release() { c.drag.on = false }
 
 // StableStep returns the largest animation step Δt for which explicit
 // integration is estimated to stay stable: min over particles of
-// 2^l·√(2·m_i/Σ_j k_ij) (Gershgorin's bound ω² ≤ 2·Σk/m on the particle's row,
+// 2^s·√(2·m_i/Σ_j k_ij), s its schedule (Gershgorin's bound ω² ≤ 2·Σk/m on the particle's row,
 // and Δ_l·ω < 2 for symplectic Euler), s. +Inf with no springs.
 func (c *Cloth) StableStep() float64 {
 	if c.stable > 0 {

@@ -38,7 +38,10 @@ type Params struct {
 	DragStiffness float64 // stiffness of the spring that pulls a dragged particle to the cursor, N/m
 }
 
-// DefaultParams returns a light cotton-like sheet (ρ = 0.1 kg/m², the
+// DefaultParams returns a light cotton-like sheet (the hanging coefficient
+// h = 45 N below k_structural = 50 N/m makes l = 0.9·|A₀−B₀|, so a spring must
+// be compressed by more than 10 % before it can hang, and a flat sheet at rest
+// never fires) (ρ = 0.1 kg/m², the
 // FEM curtain's density) with stiff structural springs, a 0.5 ms step that
 // is stable up to layer 2 on the built-in scenes (see StableStep), Provot's
 // 10 % elongation bound, gravity along −Y and no wind.
@@ -77,7 +80,7 @@ func (f Field) Set(p *Params, v float64) { *f.ptr(p) = v }
 
 // Fields is the table of scalar parameters, in the order a panel shows them.
 var Fields = []Field{
-	{"k_structural", "N/m", 50, 1e-3, 1e6, true, "structural spring constant at layer 0", func(p *Params) *float64 { return &p.KStructural }},
+	{"k_structural", "N/m", 50, 0, 1e6, true, "structural spring constant at layer 0", func(p *Params) *float64 { return &p.KStructural }},
 	{"k_shear", "N/m", 10, 0, 1e6, true, "shear spring constant at layer 0", func(p *Params) *float64 { return &p.KShear }},
 	{"k_bend", "N/m", 2, 0, 1e6, true, "bend spring constant at layer 0", func(p *Params) *float64 { return &p.KBend }},
 	{"k_layer_exp", "", 1, 0, 2, false, "stiffness at layer l is k·2^(e·l); 1 = Olson & Rudnick", func(p *Params) *float64 { return &p.LayerExp }},
@@ -87,7 +90,7 @@ var Fields = []Field{
 	{"dt", "s", 5e-4, 1e-6, 0.1, true, "animation step", func(p *Params) *float64 { return &p.Dt }},
 	{"air_drag", "N·s/m³", 0, 0, 1e4, false, "normal air drag per area per relative normal speed", func(p *Params) *float64 { return &p.AirDrag }},
 	{"angle_deg", "deg", 30, 0, 180, false, "angle criterion threshold on the turning angle; 0 disables", func(p *Params) *float64 { return &p.AngleDeg }},
-	{"hanging", "N", 75, 0, 1e8, true, "hanging coefficient h: l = h·|A₀−B₀|/k; 0 disables", func(p *Params) *float64 { return &p.Hanging }},
+	{"hanging", "N", 45, 0, 1e8, true, "hanging coefficient h: l = h·|A₀−B₀|/k; 0 disables", func(p *Params) *float64 { return &p.Hanging }},
 	{"drag_stiffness", "N/m", 2, 0, 1e6, true, "mouse drag spring", func(p *Params) *float64 { return &p.DragStiffness }},
 }
 

@@ -12,8 +12,9 @@ import (
 // subdivides where the criteria of §4.2–4.3 fire.
 //
 // Let L be the deepest layer. The step is cut into 2^L fine substeps of
-// h = Δt/2^L; a layer-l particle owns every 2^(L−l)-th of them, a substep of
-// Δ_l = Δt/2^l. In fine substep s:
+// h = Δt/2^L; a particle of layer l owns every 2^(L−l)-th of them, a substep
+// of Δ_l = Δt/2^l (l is its schedule: its layer, or finer at a T-junction,
+// see rebuild). In fine substep s:
 //
 //  1. interpolated particles are put at the midpoint of their parents;
 //  2. each spring scheduled at layer ls (see rebuild) whose substep starts
@@ -192,7 +193,7 @@ func (c *Cloth) correct(s *springSet, e, L int) {
 // movable returns the inverse mass of id if Provot's correction may move
 // it at fine substep e, else 0.
 func (c *Cloth) movable(id int32, e, L int) float64 {
-	if c.typ[id] != Active || e%(1<<(L-int(c.layer[id]))) != 0 {
+	if c.typ[id] != Active || e%(1<<(L-int(c.sched[id]))) != 0 {
 		return 0
 	}
 	return 1 / c.mass[id]
@@ -200,7 +201,7 @@ func (c *Cloth) movable(id int32, e, L int) float64 {
 
 func (c *Cloth) shift(id int32, dx geom.Vec3) {
 	c.pos[id] = c.pos[id].Add(dx)
-	c.vel[id] = c.vel[id].Add(dx.Scale(math.Exp2(float64(c.layer[id])) / c.p.Dt))
+	c.vel[id] = c.vel[id].Add(dx.Scale(math.Exp2(float64(c.sched[id])) / c.p.Dt))
 }
 
 // check returns an error wrapping ErrUnstable if a particle's position or

@@ -37,10 +37,39 @@ import (
 // spacing 2d inside the grid (cannot happen for the grids New builds).
 // The caller must call rebuild afterwards.
 func (c *Cloth) subdivide(id int32) bool {
-	if c.typ[id] == Interpolated || int(c.layer[id]) >= c.p.MaxLayer || c.split[id] == int64(c.steps)+1 {
+	if c.split[id] == int64(c.steps)+1 {
+		return false
+	}
+	return c.divide(id)
+}
+
+// divide is subdivide without the once-per-step rule. Balance (decision,
+// not in the paper): a neighbour at spacing 2d that is interpolated (the
+// next cell is coarser) is first made a particle by subdividing its parent,
+// recursively, so that the funding parents of every new particle are mass
+// particles adjacent to it. Then a particle funds only the 8 slots around it
+// at each finer layer, ¾ of its lumped mass per layer, Σ ¾·4^−k = 1: no
+// mass ever runs out. Without it, funding through interpolated parents
+// drained coarse particles next to deep refinement to 1e−37 kg (found by
+// TestRandomSubdivisions) and the explicit step blew up.
+func (c *Cloth) divide(id int32) bool {
+	if c.typ[id] == Interpolated || int(c.layer[id]) >= c.p.MaxLayer {
 		return false
 	}
 	l := c.layer[id]
+	if int(l)+1 > c.m {
+		c.regrid()
+	}
+	{
+		D := c.spacing(l)
+		for a := int32(-1); a <= 1; a++ {
+			for b := int32(-1); b <= 1; b++ {
+				if q := c.at(c.gi[id]+a*D, c.gj[id]+b*D); q >= 0 && !c.promote(q) {
+					return false
+				}
+			}
+		}
+	}
 	if int(l)+1 > c.m {
 		c.regrid()
 	}
@@ -71,7 +100,7 @@ func (c *Cloth) subdivide(id int32) bool {
 			case q >= 0: // promote
 				c.typ[q] = Active
 				c.layer[q] = nl
-				c.vel[q] = c.vel[c.par[q][0]].Add(c.vel[c.par[q][1]]).Scale(0.5)
+				c.vel[q] = c.velOf(c.par[q][0]).Add(c.velOf(c.par[q][1])).Scale(0.5)
 				c.pos[q] = c.pos[c.par[q][0]].Add(c.pos[c.par[q][1]]).Scale(0.5)
 				c.mass[q] = c.takeMass(c.par[q][:], []float64{0.5, 0.5}, c.slotMass(si, sj, nl))
 				c.par[q] = [2]int32{-1, -1}
@@ -109,11 +138,19 @@ func (c *Cloth) create(i, j int32, l uint8, parents []int32, w []float64) {
 	var x, v, r geom.Vec3
 	for k, q := range parents {
 		x = x.Add(c.pos[q].Scale(w[k]))
-		v = v.Add(c.vel[q].Scale(w[k]))
+		v = v.Add(c.velOf(q).Scale(w[k]))
 		r = r.Add(c.rest[q].Scale(w[k]))
 	}
 	mass := c.takeMass(parents, w, c.slotMass(i, j, l))
 	c.slot[int(j)*c.w+int(i)] = c.newParticle(Active, l, i, j, x, v, r, mass, [2]int32{-1, -1})
+}
+
+// velOf returns the velocity of particle id; an interpolated particle's is
+// the mean of its parents' (it stores none).
+func (c *Cloth) velOf(id int32) geom.Vec3 {
+	var v geom.Vec3
+	c.visitMass(id, 1, func(q int32, w float64) { v = v.Add(c.vel[q].Scale(w)) })
+	return v
 }
 
 // slotMass returns the lumped mass of slot (i, j) in a uniform grid of layer l.
@@ -161,6 +198,21 @@ func (c *Cloth) takeMass(parents []int32, w []float64, mu float64) float64 {
 		c.mass[ids[t]] -= ws[t] * mu
 	}
 	return mu
+}
+
+// promote makes interpolated particle q a particle by subdividing its
+// first parent (recursively) until q becomes active; it reports success.
+func (c *Cloth) promote(q int32) bool {
+	for guard := 0; c.typ[q] == Interpolated; guard++ {
+		if guard > maxLayerCap+1 {
+			return false
+		}
+		pa := c.par[q][0]
+		if !c.promote(pa) || !c.divide(pa) {
+			return false
+		}
+	}
+	return true
 }
 
 // regrid doubles the dense grid's resolution: slot (i, j) moves to (2i, 2j)
@@ -234,11 +286,18 @@ func (c *Cloth) Subdivide(id int) bool {
 // interpolated end goes half and half to its parents (the virtual work of
 // x = (x_a+x_b)/2), which keeps the sum of forces zero.
 //
-// Schedule (fig. 2, multirate): a spring is evaluated at the substep of the
-// finest layer among its view and the mass particles it moves, so each of
-// its ends receives its force for every substep of its own, and a coarse end
-// collects the impulses of the fine substeps that make up its own. Springs
-// between fixed particles only are dropped.
+// Schedule (fig. 2, multirate). A particle advances with 2^s substeps per
+// step where s, its schedule, is its layer or, if finer, the layer of the
+// finest view among the springs acting on it. Decision: the paper steps a
+// particle by its own layer only; but a coarse particle at a T-junction
+// feels springs ×2^l stiffer from its fine neighbours and has given them
+// part of its mass, and with its own, longer substep the explicit
+// integration blows up (it did, at layer 5, in TestRandomSubdivisions).
+// A spring is evaluated at the substep of the finest schedule among its
+// view and the mass particles it moves, so each of its ends receives its
+// force for every substep of its own, and a coarser end collects the
+// impulses of the fine substeps that make up its own. Springs between
+// fixed particles only are dropped.
 func (c *Cloth) rebuild() {
 	c.stable = 0
 	type key struct{ a, b int32 }
@@ -265,13 +324,20 @@ func (c *Cloth) rebuild() {
 	for id := range c.pos {
 		depth = max(depth, int(c.layer[id]))
 	}
+	// particle schedule: its own layer or the finest view of a spring on it
+	c.sched = append(c.sched[:0], c.layer...)
+	for k, v := range pairs {
+		for _, e := range [2]int32{k.a, k.b} {
+			c.visitMass(e, 1, func(id int32, _ float64) { c.sched[id] = max(c.sched[id], v.l) })
+		}
+	}
 	c.spr = make([]springSet, depth+1)
 	c.act = make([][]int32, depth+1)
 	c.interp = c.interp[:0]
 	for id := range c.pos {
 		switch c.typ[id] {
 		case Active:
-			c.act[c.layer[id]] = append(c.act[c.layer[id]], int32(id))
+			c.act[c.sched[id]] = append(c.act[c.sched[id]], int32(id))
 		case Interpolated:
 			c.interp = append(c.interp, int32(id))
 		}
@@ -282,7 +348,7 @@ func (c *Cloth) rebuild() {
 		moving := false
 		for _, e := range [2]int32{k.a, k.b} {
 			c.visitMass(e, 1, func(id int32, _ float64) {
-				sched = max(sched, int(c.layer[id]))
+				sched = max(sched, int(c.sched[id]))
 				moving = moving || c.typ[id] == Active
 			})
 		}
