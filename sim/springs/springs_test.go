@@ -272,7 +272,8 @@ func TestCriteriaFlat(t *testing.T) {
 	}
 }
 
-// TestAngleCriterionFold: a sheet folded by 90° along the column i = 4 is
+// TestAngleCriterionFold: a sheet folded by 40° (threshold 30°) along the
+// column i = 4 is
 // subdivided at the particles of the crease, and only there (the angle
 // criterion, §4.2).
 func TestAngleCriterionFold(t *testing.T) {
@@ -282,10 +283,12 @@ func TestAngleCriterionFold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fold := 40 * math.Pi / 180
 	for id := range c.pos {
 		x := c.pos[id]
 		if x.X > 0.5 {
-			c.pos[id] = geom.Vec3{X: 0.5, Y: x.X - 0.5, Z: x.Z}
+			r := x.X - 0.5
+			c.pos[id] = geom.Vec3{X: 0.5 + r*math.Cos(fold), Y: r * math.Sin(fold), Z: x.Z}
 		}
 	}
 	if n := c.refine(); n != 9 {
@@ -326,6 +329,34 @@ func TestHangingCriterion(t *testing.T) {
 			if h > 0 && (c.typ[id] == Fixed) != (c.layer[id] == 1) {
 				t.Errorf("h = %g: particle %d (type %d) has layer %d", h, id, c.typ[id], c.layer[id])
 			}
+		}
+	}
+}
+
+// TestHangingThreshold: for the two fixed particles of "small", held c apart,
+// a symmetric parabola f(s) = α·s·(s−c) turns at its midpoint by
+// θ = 2·atan(α·c/2); choosing h so that the arc l = h·r/k belongs to θ = 30° ∓ 3°
+// the criterion (threshold 30°) must stay quiet below and fire above.
+func TestHangingThreshold(t *testing.T) {
+	const cgap = 0.2
+	for _, tc := range []struct {
+		deg  float64
+		fire bool
+	}{{27, false}, {33, true}, {60, true}, {5, false}} {
+		p := DefaultParams()
+		p.AngleDeg = 30
+		s, _ := Scene("small-dynamic")
+		th := tc.deg * math.Pi / 180
+		alpha := 2 * math.Tan(th/2) / cgap
+		l := ArcLength(alpha, cgap, 0)
+		p.Hanging = l * p.KStructural / 0.5 // rest length 0.5 m
+		c, err := New(s, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.pos[0], c.pos[1] = s.Targets[0], s.Targets[1]
+		if got := c.fires(0); got != tc.fire {
+			t.Errorf("θ = %g°: fires = %v, want %v", tc.deg, got, tc.fire)
 		}
 	}
 }
@@ -379,6 +410,11 @@ func TestHangingSolve(t *testing.T) {
 			}
 			if got := ArcLength(alpha, bs, d.Y); math.Abs(got-l) > 1e-10*l {
 				t.Errorf("pair %d: ArcLength %.15g, want %.15g", k, got, l)
+			}
+			// M is the parabola's point at s = B_s/2
+			dm := m.Sub(a)
+			if e := math.Abs(math.Hypot(dm.X, dm.Z)-bs/2) + math.Abs(dm.Y-(alpha*bs*bs/4+beta*bs/2)); e > 1e-9 {
+				t.Errorf("pair %d: M off the parabola's midpoint by %g m", k, e)
 			}
 			if m.Sub(a).Dot(geom.Vec3{Y: 1}) > math.Max(0, d.Y)/2+1e-12 {
 				t.Errorf("pair %d: midpoint above the chord", k)
