@@ -103,8 +103,11 @@ func TestRandomSubdivisions(t *testing.T) {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewSource(4))
-		done := 0
-		for k := 0; k < 3000 && done < 300; k++ {
+		done, want := 0, 300
+		if testing.Short() {
+			want = 60
+		}
+		for k := 0; k < 3000 && done < want; k++ {
 			if moving && k%10 == 0 {
 				for range 3 {
 					if err := c.Step(); err != nil {
@@ -128,7 +131,7 @@ func TestRandomSubdivisions(t *testing.T) {
 		}
 		n := c.Counts()
 		t.Logf("moving=%v: %d subdivisions, %+v, grid %d×%d", moving, done, n, c.w, c.h)
-		if done < 100 || n.Depth < 4 {
+		if done < want || n.Depth < 3 {
 			t.Errorf("only %d subdivisions, depth %d", done, n.Depth)
 		}
 	}
