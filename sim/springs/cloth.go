@@ -67,7 +67,7 @@ type Spec struct {
 	Origin    geom.Vec3   // position of base particle (0, 0), m
 	U, V      geom.Vec3   // edges of the sheet: particle (NX−1, 0) is at Origin+U, m
 	Fixed     [][2]int    // base-grid (i, j) of the fixed particles
-	Targets   []geom.Vec3 // where each fixed particle is held, m; nil: at its original position
+	Targets   []geom.Vec3 // where each fixed particle is held (and starts), m; its rest position stays on the grid; nil: at its original position
 	Variant   Variant
 	Obstacles []Obstacle
 }
@@ -180,7 +180,10 @@ func New(spec Spec, p Params) (*Cloth, error) {
 			if !spec.Targets[k].IsFinite() {
 				return nil, fmt.Errorf("springs: scene %q: target %d not finite", spec.Name, k)
 			}
-			c.target[c.slot[f[1]*c.w+f[0]]] = spec.Targets[k]
+			// start there: a jump at the first step would shock the
+			// neighbours (and the uniform variant interpolates from here)
+			id := c.slot[f[1]*c.w+f[0]]
+			c.target[id], c.pos[id] = spec.Targets[k], spec.Targets[k]
 		}
 	}
 	for _, o := range spec.Obstacles {

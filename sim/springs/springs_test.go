@@ -476,3 +476,66 @@ func TestBlowUpKeepsState(t *testing.T) {
 	}
 	t.Fatal("no blow-up in 1000 steps")
 }
+
+// TestDeterministic: two runs of a dynamic scene give bit-identical
+// positions (the spring sets are sorted, so map order does not leak in).
+func TestDeterministic(t *testing.T) {
+	run := func() []geom.Vec3 {
+		s, _ := Scene("small-dynamic")
+		c, err := New(s, DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 500 {
+			if err := c.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c.pos
+	}
+	a, b := run(), run()
+	if len(a) != len(b) {
+		t.Fatalf("%d vs %d particles", len(a), len(b))
+	}
+	for id := range a {
+		if a[id] != b[id] {
+			t.Fatalf("particle %d: %v vs %v", id, a[id], b[id])
+		}
+	}
+}
+
+// TestValidate: every field's bounds are enforced, and bad specs are errors.
+func TestValidate(t *testing.T) {
+	if err := DefaultParams().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Fields {
+		for _, v := range []float64{f.Min - 1, f.Max * 2, math.NaN()} {
+			p := DefaultParams()
+			f.Set(&p, v)
+			if v >= f.Min && v <= f.Max {
+				continue
+			}
+			if p.Validate() == nil {
+				t.Errorf("%s = %g accepted", f.Key, v)
+			}
+		}
+	}
+	p := DefaultParams()
+	p.MaxLayer = 7
+	if p.Validate() == nil {
+		t.Error("max_layer 7 accepted")
+	}
+	for _, s := range []Spec{{NX: 1, NY: 5, U: geom.Vec3{X: 1}, V: geom.Vec3{Y: 1}}, {NX: 3, NY: 3, U: geom.Vec3{X: 1}, V: geom.Vec3{X: 2}}, {NX: 3, NY: 3, U: geom.Vec3{X: 1}, V: geom.Vec3{Y: 1}, Fixed: [][2]int{{3, 0}}}} {
+		if _, err := New(s, DefaultParams()); err == nil {
+			t.Errorf("spec %+v accepted", s)
+		}
+	}
+	if _, err := Scene("nope"); err == nil {
+		t.Error("unknown scene accepted")
+	}
+	c, _ := New(flatSheet(3, 1), DefaultParams())
+	if c.Pin(99, geom.Vec3{}) == nil || c.Pin(0, geom.Vec3{X: math.Inf(1)}) == nil || c.Drag(-1, geom.Vec3{}) == nil {
+		t.Error("bad pin/drag accepted")
+	}
+}
