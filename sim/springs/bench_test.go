@@ -7,7 +7,7 @@ import "testing"
 // default parameters (Δt = 0.5 ms, MaxLayer 2). Metrics: active particles and
 // ms per step.
 func BenchmarkStep(b *testing.B) {
-	for _, name := range []string{"sheet", "sheet-uniform", "sheet-dynamic", "tablecloth", "tablecloth-uniform", "tablecloth-dynamic", "pole-dynamic"} {
+	for _, name := range []string{"sheet", "sheet-uniform", "sheet-dynamic", "tablecloth", "tablecloth-uniform", "tablecloth-dynamic", "pole-uniform", "pole-dynamic"} {
 		b.Run(name, func(b *testing.B) {
 			s, _ := Scene(name)
 			c, err := New(s, DefaultParams())

@@ -539,3 +539,19 @@ func TestValidate(t *testing.T) {
 		t.Error("bad pin/drag accepted")
 	}
 }
+
+// TestMaterialNearest: Nearest inverts Material for every particle that is
+// not interpolated, in a subdivided grid.
+func TestMaterialNearest(t *testing.T) {
+	c, _ := New(flatSheet(7, 1), quiet())
+	tjunctions(t, c)
+	for id := range c.pos {
+		if c.typ[id] == Interpolated {
+			continue
+		}
+		u, v := c.Material(id)
+		if got := c.Nearest(u, v); got != id {
+			t.Fatalf("Nearest(Material(%d)) = %d", id, got)
+		}
+	}
+}
