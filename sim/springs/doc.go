@@ -20,8 +20,10 @@
 //
 // Where the paper is silent or not symmetric, the decisions are written
 // next to the code: symmetric springs with the finer view winning and a
-// multirate schedule that conserves momentum (rebuild, Step), the masses
-// of new particles (subdivide), the turning angle (TurningAngle), the
+// multirate schedule that conserves momentum, with a particle at a
+// T-junction taking the substep of its finest spring (rebuild, Step), the
+// masses of new particles and a 2:1-balanced refinement that keeps them
+// positive (subdivide, divide), the turning angle (TurningAngle), the
 // vertical plane of the hanging parabola and vertical pairs
 // (HangingMidpoint), and the frictionless obstacles (project).
 //
