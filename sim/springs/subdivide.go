@@ -200,6 +200,48 @@ func (c *Cloth) takeMass(parents []int32, w []float64, mu float64) float64 {
 	return mu
 }
 
+// springOffsets are a particle's spring neighbours in units of its spacing,
+// with the spring kind.
+var springOffsets = [12][3]int32{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {1, 1, 1}, {1, -1, 1}, {-1, 1, 1}, {-1, -1, 1}, {2, 0, 2}, {-2, 0, 2}, {0, 2, 2}, {0, -2, 2}}
+
+// sees reports whether a particle with spacing s sees the slot offset
+// (di, dj) away as a spring neighbour.
+func sees(di, dj, s int32) bool {
+	ai, aj := abs32(di), abs32(dj)
+	return (ai == s || ai == 0) && (aj == s || aj == 0) && ai+aj > 0 || ai == 2*s && aj == 0 || ai == 0 && aj == 2*s
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// eachSpring calls f once for every spring (see rebuild): for each pair that
+// one end sees at its spacing, from the view of the end with the finer layer
+// (the lower ID on a tie), with that view's layer and kind, in a
+// deterministic order (by viewing particle, then offset).
+func (c *Cloth) eachSpring(f func(a, b int32, l, kind uint8)) {
+	for id := range c.pos {
+		p := int32(id)
+		lp := c.layer[p]
+		s := c.spacing(lp)
+		for _, o := range springOffsets {
+			di, dj := o[0]*s, o[1]*s
+			q := c.at(c.gi[p]+di, c.gj[p]+dj)
+			if q < 0 {
+				continue
+			}
+			lq := c.layer[q]
+			if sees(-di, -dj, c.spacing(lq)) && (lq > lp || lq == lp && q < p) {
+				continue // q's view owns the spring
+			}
+			f(p, q, lp, uint8(o[2]))
+		}
+	}
+}
+
 // promote makes interpolated particle q a particle by subdividing its
 // first parent (recursively) until q becomes active; it reports success.
 func (c *Cloth) promote(q int32) bool {
@@ -300,37 +342,17 @@ func (c *Cloth) Subdivide(id int) bool {
 // fixed particles only are dropped.
 func (c *Cloth) rebuild() {
 	c.stable = 0
-	type key struct{ a, b int32 }
-	type val struct {
-		l    uint8
-		kind uint8
-	}
-	pairs := make(map[key]val, 8*len(c.pos))
-	offs := [12][3]int32{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {1, 1, 1}, {1, -1, 1}, {-1, 1, 1}, {-1, -1, 1}, {2, 0, 2}, {-2, 0, 2}, {0, 2, 2}, {0, -2, 2}}
-	for id := range c.pos {
-		s := c.spacing(c.layer[id])
-		for _, o := range offs {
-			q := c.at(c.gi[id]+o[0]*s, c.gj[id]+o[1]*s)
-			if q < 0 {
-				continue
-			}
-			k := key{min(int32(id), q), max(int32(id), q)}
-			if v, ok := pairs[k]; !ok || v.l < c.layer[id] {
-				pairs[k] = val{c.layer[id], uint8(o[2])}
-			}
-		}
-	}
 	depth := 0
 	for id := range c.pos {
 		depth = max(depth, int(c.layer[id]))
 	}
 	// particle schedule: its own layer or the finest view of a spring on it
 	c.sched = append(c.sched[:0], c.layer...)
-	for k, v := range pairs {
-		for _, e := range [2]int32{k.a, k.b} {
-			c.visitMass(e, 1, func(id int32, _ float64) { c.sched[id] = max(c.sched[id], v.l) })
+	c.eachSpring(func(a, b int32, l, _ uint8) {
+		for _, e := range [2]int32{a, b} {
+			c.visitMass(e, 1, func(id int32, _ float64) { c.sched[id] = max(c.sched[id], l) })
 		}
-	}
+	})
 	c.spr = make([]springSet, depth+1)
 	c.act = make([][]int32, depth+1)
 	c.interp = c.interp[:0]
@@ -343,30 +365,25 @@ func (c *Cloth) rebuild() {
 		}
 	}
 	c.deep = 0
-	for k, v := range pairs {
-		sched := int(v.l)
+	c.eachSpring(func(a, b int32, l, kind uint8) {
+		sched := int(l)
 		moving := false
-		for _, e := range [2]int32{k.a, k.b} {
+		for _, e := range [2]int32{a, b} {
 			c.visitMass(e, 1, func(id int32, _ float64) {
 				sched = max(sched, int(c.sched[id]))
 				moving = moving || c.typ[id] == Active
 			})
 		}
 		if !moving {
-			continue
+			return
 		}
-		c.spr[sched].add(k.a, k.b, c.rest[k.a].Sub(c.rest[k.b]).Norm(), c.p.stiffness(v.kind, int(v.l)), v.kind)
+		c.spr[sched].add(a, b, c.rest[a].Sub(c.rest[b]).Norm(), c.p.stiffness(kind, int(l)), kind)
 		c.deep = max(c.deep, sched)
-	}
+	})
 	for l := range c.act {
 		if len(c.act[l]) > 0 {
 			c.deep = max(c.deep, l)
 		}
-	}
-	// Map iteration order is random: sort each set so that runs are
-	// deterministic.
-	for l := range c.spr {
-		sortSprings(&c.spr[l])
 	}
 	if len(c.bakPos) < len(c.pos) {
 		c.bakPos = make([]geom.Vec3, len(c.pos), 2*len(c.pos))
