@@ -2,6 +2,7 @@ package springs
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -553,5 +554,39 @@ func TestMaterialNearest(t *testing.T) {
 		if got := c.Nearest(u, v); got != id {
 			t.Fatalf("Nearest(Material(%d)) = %d", id, got)
 		}
+	}
+}
+
+// TestSpringOwnership: after subdividing the centre particle P of a 5×5
+// grid, P (layer 1) and its old neighbour Q (layer 0, 2d away) are joined by
+// one spring only, P's view of Q: a bend spring of stiffness k_bend·2 (not
+// Q's structural k); and Q is joined to the new midpoint between them by a
+// structural spring k_structural·2 (the midpoint's view, which Q cannot see).
+func TestSpringOwnership(t *testing.T) {
+	p := quiet()
+	c, _ := New(flatSheet(5, 1), p)
+	const P, Q = 12, 13
+	if !c.Subdivide(P) {
+		t.Fatal("refused")
+	}
+	mid := c.at((c.gi[P]+c.gi[Q])/2, c.gj[P])
+	var pq, qm []string
+	for _, s := range c.spr {
+		for n, a := range s.a {
+			b := s.b[n]
+			desc := fmt.Sprintf("kind %d k %g", s.kind[n], s.k[n])
+			if a == P && b == Q || a == Q && b == P {
+				pq = append(pq, desc)
+			}
+			if a == Q && b == mid || a == mid && b == Q {
+				qm = append(qm, desc)
+			}
+		}
+	}
+	if want := fmt.Sprintf("kind %d k %g", bend, 2*p.KBend); len(pq) != 1 || pq[0] != want {
+		t.Errorf("springs P–Q: %v, want [%s]", pq, want)
+	}
+	if want := fmt.Sprintf("kind %d k %g", structural, 2*p.KStructural); len(qm) != 1 || qm[0] != want {
+		t.Errorf("springs Q–midpoint: %v, want [%s]", qm, want)
 	}
 }
