@@ -590,3 +590,80 @@ func TestSpringOwnership(t *testing.T) {
 		t.Errorf("springs Q–midpoint: %v, want [%s]", qm, want)
 	}
 }
+
+// TestWindDrag: a flat horizontal sheet in a wind w with normal air drag c_d
+// and no gravity moves as a whole along its normal, each substep multiplying
+// the normal relative speed by (1 − Δt·c_d/ρ) (f = −c_d·A·((v−w)·n)·n with
+// A = m/ρ), so after N steps v_n = w_n·(1 − (1 − Δt·c_d/ρ)^N); the wind's
+// tangential part does nothing.
+func TestWindDrag(t *testing.T) {
+	p := quiet()
+	p.AirDrag = 0.05
+	p.Wind = geom.Vec3{X: 3, Y: 2}
+	c, err := New(flatSheet(5, 1), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const N = 200
+	for range N {
+		if err := c.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := 2 * (1 - math.Pow(1-p.Dt*p.AirDrag/p.Density, N))
+	for id := range c.pos {
+		v := c.vel[id]
+		if math.Abs(v.Y-want) > 1e-9 || math.Abs(v.X) > 1e-12 || math.Abs(v.Z) > 1e-12 {
+			t.Fatalf("particle %d: v = %v, want (0, %.12g, 0)", id, v, want)
+		}
+	}
+}
+
+// TestObstacles: after 1 s no particle of the tablecloth is inside the table
+// and none of the pole scene inside the pole (project), while without the
+// obstacles particles do pass through those volumes.
+func TestObstacles(t *testing.T) {
+	inside := func(c *Cloth, o Obstacle) int {
+		n := 0
+		for id := range c.pos {
+			if c.typ[id] != Active {
+				continue // interpolated particles are midpoints and may cut a corner
+			}
+			x := c.pos[id].Sub(o.Center)
+			switch o.Kind {
+			case Table:
+				if math.Abs(x.X) < o.Size.X-1e-9 && math.Abs(x.Y) < o.Size.Y-1e-9 && math.Abs(x.Z) < o.Size.Z-1e-9 {
+					n++
+				}
+			case Pole:
+				if x.Y < -1e-9 && math.Hypot(x.X, x.Z) < o.Size.X-1e-9 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	for _, name := range []string{"tablecloth", "pole"} {
+		for _, on := range []bool{true, false} {
+			s, _ := Scene(name)
+			o := s.Obstacles[0]
+			if !on {
+				s.Obstacles = nil
+			}
+			c, err := New(s, DefaultParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := 0
+			for c.Time() < 1 {
+				if err := c.Step(); err != nil {
+					t.Fatal(err)
+				}
+				worst = max(worst, inside(c, o))
+			}
+			if on && worst > 0 || !on && worst == 0 {
+				t.Errorf("%s, obstacle %v: up to %d particles inside", name, on, worst)
+			}
+		}
+	}
+}

@@ -199,9 +199,16 @@ func (c *Cloth) movable(id int32, e, L int) float64 {
 	return 1 / c.mass[id]
 }
 
+// shift moves active particle id by dx (Provot's correction), changes its
+// velocity by dx over its substep, and projects it out of the obstacles
+// again (the correction may push it in).
 func (c *Cloth) shift(id int32, dx geom.Vec3) {
-	c.pos[id] = c.pos[id].Add(dx)
-	c.vel[id] = c.vel[id].Add(dx.Scale(math.Exp2(float64(c.sched[id])) / c.p.Dt))
+	x := c.pos[id].Add(dx)
+	v := c.vel[id].Add(dx.Scale(math.Exp2(float64(c.sched[id])) / c.p.Dt))
+	if len(c.spec.Obstacles) > 0 {
+		x, v = c.project(x, v)
+	}
+	c.pos[id], c.vel[id] = x, v
 }
 
 // check returns an error wrapping ErrUnstable if a particle's position or
