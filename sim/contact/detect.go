@@ -11,7 +11,11 @@ import (
 // x^n within h) or the CCD collisions (modeCCD, on x^n → x^n + dt·V) of the
 // cloth against every body and, with self-collision on, against itself. The
 // cloth's triangle boxes are computed first; the cloth grid is rebuilt
-// only when self-collision needs it (Bender & Deul §6: a grid is updated
+// only when self-collision needs it. After the first CCD pass (useDirty)
+// only triangles with a vertex whose velocity changed in the last pass
+// (dirty) are queried, and a cloth–cloth triangle pair is tested when
+// either is dirty: a pair of unchanged primitives had no collision in the
+// last pass and still has none (Bender & Deul §6: a grid is updated
 // only when its object is queried against), while the bodies' grids were
 // built by prepareBodies. The queries run in parallel over triangle ranges,
 // each range writing its own list, and the lists are joined in range order,
@@ -19,6 +23,10 @@ import (
 func (s *Solver) detect() {
 	c := s.c
 	nf := len(c.Tris)
+	// The velocities changed since the last detect are this pass's dirty
+	// set; those changed from here on, the next one's.
+	s.dirty, s.dirtyNext = s.dirtyNext, s.dirty
+	clear(s.dirtyNext)
 	s.self.lo = grow(s.self.lo, nf)
 	s.self.hi = grow(s.self.hi, nf)
 	pad := s.delta
@@ -27,11 +35,13 @@ func (s *Solver) detect() {
 	}
 	padV := geom.Vec3{X: pad, Y: pad, Z: pad}
 	dt := s.dt
+	s.fdirty = grow(s.fdirty, nf)
 	for f, t := range c.Tris {
 		if t[0] < 0 {
 			s.self.lo[f], s.self.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
 			continue
 		}
+		s.fdirty[f] = !s.useDirty || s.dirty[t[0]] || s.dirty[t[1]] || s.dirty[t[2]]
 		lo, hi := c.X[t[0]], c.X[t[0]]
 		for _, v := range t {
 			x := c.X[v]
@@ -91,7 +101,7 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 	e := geom.Vec3{X: extra, Y: extra, Z: extra}
 	out := &s.chunk[k]
 	for f := lo; f < hi; f++ {
-		if s.c.Tris[f][0] < 0 {
+		if s.c.Tris[f][0] < 0 || !s.fdirty[f] {
 			continue
 		}
 		qlo, qhi := s.self.lo[f].Sub(e), s.self.hi[f].Add(e)
@@ -117,7 +127,7 @@ func (s *Solver) detectSelfChunk(k, lo, hi int) {
 	g := &s.self
 	out := &s.chunk[k]
 	for f := lo; f < hi; f++ {
-		if s.c.Tris[f][0] < 0 {
+		if s.c.Tris[f][0] < 0 || !s.fdirty[f] {
 			continue
 		}
 		qlo, qhi := g.lo[f], g.hi[f]
@@ -127,7 +137,7 @@ func (s *Solver) detectSelfChunk(k, lo, hi int) {
 			for iy := y0; iy <= y1; iy++ {
 				for iz := z0; iz <= z1; iz++ {
 					for _, t := range g.bucket(ix, iy, iz) {
-						if t > int32(f) && g.pairCell(qlo, qhi, t, ix, iy, iz) {
+						if (t > int32(f) || !s.fdirty[t]) && g.pairCell(qlo, qhi, t, ix, iy, iz) {
 							s.narrowSelf(out, int32(f), t)
 						}
 					}
@@ -148,8 +158,8 @@ func (s *Solver) detectPlaneChunk(k, lo, hi int) {
 	h := s.p.Thickness
 	out := &s.chunk[k]
 	for i := lo; i < hi; i++ {
-		if s.vfStart[i] == s.vfStart[i+1] {
-			continue // dead slot
+		if s.vfStart[i] == s.vfStart[i+1] || s.useDirty && !s.dirty[i] {
+			continue // dead slot, or unchanged since the last pass
 		}
 		if s.mode == modeCCD && s.heldBy(int32(i)) == int32(b) {
 			continue
@@ -289,6 +299,9 @@ func (s *Solver) sameZone4(a, b, c, d int32) bool {
 // of the body face involved (zero for cloth–cloth); side is +1 when the
 // triangle is the body's face, −1 when the point is the body's vertex.
 func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d [4]geom.Vec3, bn geom.Vec3, side int) {
+	if s.apart(&x, &d, 1) {
+		return
+	}
 	h := s.p.Thickness
 	if s.mode == modeProximity {
 		w0, w1, w2 := pointTriangle(x[0], x[1], x[2], x[3])
@@ -341,6 +354,9 @@ func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 // normal when the edges touch at x^n (the body's outward normal negated for
 // a cloth–body pair).
 func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d [4]geom.Vec3, fallback geom.Vec3) {
+	if s.apart(&x, &d, 2) {
+		return
+	}
 	h := s.p.Thickness
 	if s.mode == modeProximity {
 		dist, a, b := segmentDistance(x[0], x[1], x[2], x[3])
@@ -379,6 +395,39 @@ func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 		}
 	}
 	s.addHit(out, pairEE, body, bodyPts, ids, w, x, d, n.Unit(), t)
+}
+
+// apart reports whether the boxes of the two primitives, points [0, split)
+// and [split, 4), are more than the pad apart: h at x^n for proximity, δ
+// over the swept positions {x, x + d} for CCD. It culls most of the
+// primitive pairs that a pair of overlapping triangle boxes brings.
+func (s *Solver) apart(x, d *[4]geom.Vec3, split int) bool {
+	var lo, hi [2]geom.Vec3
+	ccd := s.mode == modeCCD
+	for k := 0; k < 4; k++ {
+		side := 0
+		if k >= split {
+			side = 1
+		}
+		p := x[k]
+		a, b := p, p
+		if ccd {
+			q := p.Add(d[k])
+			a, b = vmin(p, q), vmax(p, q)
+		}
+		if k == 0 || k == split {
+			lo[side], hi[side] = a, b
+		} else {
+			lo[side], hi[side] = vmin(lo[side], a), vmax(hi[side], b)
+		}
+	}
+	pad := s.delta
+	if !ccd {
+		pad = s.p.Thickness
+	}
+	return lo[0].X > hi[1].X+pad || lo[1].X > hi[0].X+pad ||
+		lo[0].Y > hi[1].Y+pad || lo[1].Y > hi[0].Y+pad ||
+		lo[0].Z > hi[1].Z+pad || lo[1].Z > hi[0].Z+pad
 }
 
 // addHit orients the CCD normal n (unit, or zero when undefined) so that it

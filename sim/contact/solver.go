@@ -113,10 +113,15 @@ type Solver struct {
 	mode    int // modeProximity or modeCCD
 	curBody int
 	chunk   [parallel.Chunks][]pair
-	pairs   []pair
-	detectB func(k, lo, hi int)
-	detectS func(k, lo, hi int)
-	detectP func(k, lo, hi int)
+	// dirty[i]: vertex i's velocity changed in the previous pass (read by
+	// detect when useDirty); dirtyNext collects the current pass's changes.
+	dirty, dirtyNext []bool
+	fdirty           []bool // per face: a vertex is dirty
+	useDirty         bool
+	pairs            []pair
+	detectB          func(k, lo, hi int)
+	detectS          func(k, lo, hi int)
+	detectP          func(k, lo, hi int)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
 	contacts []Contact
@@ -205,6 +210,10 @@ func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, 
 	copy(s.v0, c.V)
 	s.nearV = grow(s.nearV, len(c.X))
 	clear(s.nearV)
+	s.dirty = grow(s.dirty, len(c.X))
+	s.dirtyNext = grow(s.dirtyNext, len(c.X))
+	clear(s.dirtyNext)
+	s.useDirty = false
 
 	s.clothTopology()
 	s.prepareBodies()
@@ -231,6 +240,7 @@ func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, 
 	s.mode = modeCCD
 	clean := false
 	for it := 0; it < p.CCDIterations; it++ {
+		s.useDirty = it > 0
 		s.detect()
 		s.stats.Iterations++
 		s.stats.CCDHits += len(s.pairs)
@@ -248,6 +258,7 @@ func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, 
 	if !clean {
 		s.zones.reset(len(c.X))
 		for it := 0; ; it++ {
+			s.useDirty = true
 			s.detect()
 			s.stats.Iterations++
 			s.stats.CCDHits += len(s.pairs)
@@ -504,15 +515,14 @@ func vmax(a, b geom.Vec3) geom.Vec3 {
 	return geom.Vec3{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y), Z: math.Max(a.Z, b.Z)}
 }
 
-// markNear flags the pair's cloth vertices for NearFaces.
+// markNear flags the pair's cloth vertices for NearFaces and as dirty for
+// the next CCD pass: a collision whose response changed nothing (already
+// separating, or between kinematic vertices) must be tested again.
 func (s *Solver) markNear(pr *pair) {
-	n := 4
-	if pr.kind == pairPlane {
-		n = 1
-	}
-	for k := 0; k < n; k++ {
+	for k := 0; k < npoints(pr); k++ {
 		if pr.bodyPts&(1<<k) == 0 {
 			s.nearV[pr.ids[k]] = true
+			s.dirtyNext[pr.ids[k]] = true
 		}
 	}
 }

@@ -16,7 +16,6 @@ type zoneState struct {
 	parent  []int32
 	held    []int32
 	members []int32
-	key     []int32 // scratch: root of each member while sorting
 }
 
 func (z *zoneState) reset(nv int) {
@@ -86,8 +85,13 @@ func (z *zoneState) count() (zones, verts int) {
 // project replaces the velocities of every zone's vertices by their
 // projection (projectZone), zone by zone.
 func (z *zoneState) project(s *Solver) {
+	// Full path compression first (find only halves paths), so that
+	// parent[i] is i's root for every member and can be the sort key.
 	for _, i := range z.members {
-		z.find(i)
+		r := z.find(i)
+		for j := i; z.parent[j] != r; {
+			j, z.parent[j] = z.parent[j], r
+		}
 	}
 	slices.SortFunc(z.members, func(a, b int32) int {
 		ra, rb := z.parent[a], z.parent[b]
@@ -150,6 +154,7 @@ func (s *Solver) projectZone(m []int32, held int32) {
 			if c.InvMass[i] > 0 {
 				x := c.X[i]
 				c.V[i] = f[0].Scale(x.X).Add(f[1].Scale(x.Y)).Add(f[2].Scale(x.Z)).Add(f[3])
+				s.dirtyNext[i] = true
 			}
 		}
 		return
@@ -183,6 +188,7 @@ func (s *Solver) projectZone(m []int32, held int32) {
 		for _, i := range m {
 			if c.InvMass[i] > 0 {
 				c.V[i] = pinV.Add(w.Cross(c.X[i].Sub(pinX)))
+				s.dirtyNext[i] = true
 			}
 		}
 		return
@@ -270,6 +276,7 @@ func (s *Solver) projectZone(m []int32, held int32) {
 			u = u.Add(e[a].Scale(ua))
 		}
 		c.V[i] = u
+		s.dirtyNext[i] = true
 	}
 }
 
