@@ -131,7 +131,7 @@ func (g *grid) pairCell(alo, ahi geom.Vec3, t int32, ix, iy, iz int32) bool {
 	if alo.X > bhi.X || alo.Y > bhi.Y || alo.Z > bhi.Z || blo.X > ahi.X || blo.Y > ahi.Y || blo.Z > ahi.Z {
 		return false
 	}
-	cx, cy, cz := g.cellOf(geom.Vec3{X: math.Max(alo.X, blo.X), Y: math.Max(alo.Y, blo.Y), Z: math.Max(alo.Z, blo.Z)})
+	cx, cy, cz := g.cellOf(vmax(alo, blo))
 	return cx == ix && cy == iy && cz == iz
 }
 
