@@ -214,7 +214,12 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 		for ix := x0; ix <= x1; ix++ {
 			for iy := y0; iy <= y1; iy++ {
 				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
 					for _, t := range g.bucket(ix, iy, iz) {
+						if t == prev {
+							continue
+						}
+						prev = t
 						if g.pairCell(qlo, qhi, t, ix, iy, iz) {
 							if s.collect {
 								s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b)})
@@ -243,7 +248,12 @@ func (s *Solver) detectSelfChunk(k, lo, hi int) {
 		for ix := x0; ix <= x1; ix++ {
 			for iy := y0; iy <= y1; iy++ {
 				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
 					for _, t := range g.bucket(ix, iy, iz) {
+						if t == prev {
+							continue
+						}
+						prev = t
 						if (t > int32(f) || !s.fdirty[t]) && g.pairCell(qlo, qhi, t, ix, iy, iz) {
 							if s.collect {
 								s.cand[k] = append(s.cand[k], cand{int32(f), t, -1})
@@ -382,27 +392,34 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
 func has(t [3]int32, v int32) bool { return t[0] == v || t[1] == v || t[2] == v }
 
 // heldBy returns the body that holds vertex i's impact zone, or −1 (also
-// outside the zone passes).
+// outside the zone passes, and for a zone with pins, whose pins need not
+// follow the body).
 func (s *Solver) heldBy(i int32) int32 {
 	z := &s.zones
 	if !z.active || z.parent[i] < 0 {
 		return -1
 	}
-	return z.held[z.find(i)]
+	r := z.find(i)
+	if z.pinned[r] {
+		return -1
+	}
+	return z.held[r]
 }
 
 // sameZone4 reports whether, in the zone passes, the four cloth vertices
-// lie in one impact zone: its projected velocity is an invertible affine map
-// of the zone over the step (rigid, rigid plus shear with a positive
-// Jacobian, or a body's motion), which keeps primitives that are disjoint at
-// x^n disjoint, so a CCD report among them can only be the tolerance δ.
+// lie in one impact zone without kinematic vertices: its projected velocity
+// is an invertible affine map of the zone over the step (rigid, rigid plus
+// shear with a positive Jacobian, or a body's motion), which keeps
+// primitives that are disjoint at x^n disjoint, so a CCD report among them
+// can only be the tolerance δ. A zone with pins is not skipped: the pins
+// keep their own velocities, which need not fit one motion.
 func (s *Solver) sameZone4(a, b, c, d int32) bool {
 	z := &s.zones
 	if !z.active || z.parent[a] < 0 || z.parent[b] < 0 || z.parent[c] < 0 || z.parent[d] < 0 {
 		return false
 	}
 	r := z.find(a)
-	return z.find(b) == r && z.find(c) == r && z.find(d) == r
+	return z.find(b) == r && z.find(c) == r && z.find(d) == r && !z.pinned[r]
 }
 
 // testVF tests point 0 against triangle (1, 2, 3). bn is the outward normal

@@ -115,7 +115,10 @@ func (g *grid) build(cell float64) {
 
 // bucket returns the triangles listed in the bucket of cell (ix, iy, iz),
 // which holds those whose box overlaps the cell and, through hash
-// collisions, others: the caller checks the boxes.
+// collisions, others: the caller checks the boxes. Two cells of one
+// triangle can hash to the same bucket; build writes each triangle's
+// entries together, so such repeats are adjacent and the caller skips an
+// entry equal to the one before it.
 func (g *grid) bucket(ix, iy, iz int32) []int32 {
 	b := cellHash(ix, iy, iz) & g.mask
 	return g.items[g.start[b]:g.start[b+1]]

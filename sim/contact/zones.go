@@ -15,6 +15,7 @@ type zoneState struct {
 	active  bool
 	parent  []int32
 	held    []int32
+	pinned  []bool // per root: the zone has a kinematic vertex
 	members []int32
 }
 
@@ -22,6 +23,7 @@ func (z *zoneState) reset(nv int) {
 	z.active = true
 	z.parent = grow(z.parent, nv)
 	z.held = grow(z.held, nv)
+	z.pinned = grow(z.pinned, nv)
 	for i := range z.parent {
 		z.parent[i] = -1
 	}
@@ -37,10 +39,11 @@ func (z *zoneState) find(i int32) int32 {
 	return i
 }
 
-func (z *zoneState) enter(i int32) int32 {
+func (z *zoneState) enter(i int32, kinematic bool) int32 {
 	if z.parent[i] < 0 {
 		z.parent[i] = i
 		z.held[i] = -1
+		z.pinned[i] = kinematic
 		z.members = append(z.members, i)
 	}
 	return z.find(i)
@@ -55,7 +58,7 @@ func (z *zoneState) add(s *Solver, pr *pair) {
 		if pr.bodyPts&(1<<k) != 0 {
 			continue
 		}
-		r := z.enter(pr.ids[k])
+		r := z.enter(pr.ids[k], s.c.InvMass[pr.ids[k]] == 0)
 		if root < 0 {
 			root = r
 			continue
@@ -65,6 +68,7 @@ func (z *zoneState) add(s *Solver, pr *pair) {
 			if z.held[root] < 0 {
 				z.held[root] = z.held[r]
 			}
+			z.pinned[root] = z.pinned[root] || z.pinned[r]
 		}
 	}
 	if root >= 0 && pr.body >= 0 && z.held[root] < 0 {
