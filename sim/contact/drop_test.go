@@ -128,7 +128,7 @@ func TestTangle(t *testing.T) {
 	// Tilt b about the x axis so that it cuts through a.
 	for i := range b.X {
 		y := b.X[i].Y
-		b.X[i].Y, b.X[i].Z = 0.8*y, 0.1+0.6*y
+		b.X[i].Y, b.X[i].Z = 0.8*y, 0.1+0.6*y+0.013
 	}
 	c := join(a, b)
 	if n := IntersectingPairs(c.X, c.Tris); n == 0 {
