@@ -318,13 +318,13 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
 	for k := 0; k < 3; k++ {
 		if co&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[k]) != int32(b)) {
 			s.testVF(out, int32(b), 0b1110, [4]int32{ct[k], bt[0], bt[1], bt[2]},
-				[4]geom.Vec3{cx[k], bx[0], bx[1], bx[2]}, [4]geom.Vec3{cd[k], bdd[0], bdd[1], bdd[2]}, bn, 1)
+				&[4]geom.Vec3{cx[k], bx[0], bx[1], bx[2]}, &[4]geom.Vec3{cd[k], bdd[0], bdd[1], bdd[2]}, bn, 1)
 		}
 	}
 	for k := 0; k < 3; k++ {
 		if bo&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[0]) != int32(b) || s.heldBy(ct[1]) != int32(b) || s.heldBy(ct[2]) != int32(b)) {
 			s.testVF(out, int32(b), 0b0001, [4]int32{bt[k], ct[0], ct[1], ct[2]},
-				[4]geom.Vec3{bx[k], cx[0], cx[1], cx[2]}, [4]geom.Vec3{bdd[k], cd[0], cd[1], cd[2]}, bn, -1)
+				&[4]geom.Vec3{bx[k], cx[0], cx[1], cx[2]}, &[4]geom.Vec3{bdd[k], cd[0], cd[1], cd[2]}, bn, -1)
 		}
 	}
 	for i := 0; i < 3; i++ {
@@ -341,7 +341,7 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
 			}
 			j1 := (j + 1) % 3
 			s.testEE(out, int32(b), 0b1100, [4]int32{ct[i], ct[i1], bt[j], bt[j1]},
-				[4]geom.Vec3{cx[i], cx[i1], bx[j], bx[j1]}, [4]geom.Vec3{cd[i], cd[i1], bdd[j], bdd[j1]}, bn.Scale(-1))
+				&[4]geom.Vec3{cx[i], cx[i1], bx[j], bx[j1]}, &[4]geom.Vec3{cd[i], cd[i1], bdd[j], bdd[j1]}, bn.Scale(-1))
 		}
 	}
 }
@@ -361,11 +361,11 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
 	for k := 0; k < 3; k++ {
 		if fo&(1<<k) != 0 && !has(gt, ft[k]) && !s.sameZone4(ft[k], gt[0], gt[1], gt[2]) {
 			s.testVF(out, -1, 0, [4]int32{ft[k], gt[0], gt[1], gt[2]},
-				[4]geom.Vec3{fx[k], gx[0], gx[1], gx[2]}, [4]geom.Vec3{fd[k], gd[0], gd[1], gd[2]}, geom.Vec3{}, 0)
+				&[4]geom.Vec3{fx[k], gx[0], gx[1], gx[2]}, &[4]geom.Vec3{fd[k], gd[0], gd[1], gd[2]}, geom.Vec3{}, 0)
 		}
 		if gO&(1<<k) != 0 && !has(ft, gt[k]) && !s.sameZone4(gt[k], ft[0], ft[1], ft[2]) {
 			s.testVF(out, -1, 0, [4]int32{gt[k], ft[0], ft[1], ft[2]},
-				[4]geom.Vec3{gx[k], fx[0], fx[1], fx[2]}, [4]geom.Vec3{gd[k], fd[0], fd[1], fd[2]}, geom.Vec3{}, 0)
+				&[4]geom.Vec3{gx[k], fx[0], fx[1], fx[2]}, &[4]geom.Vec3{gd[k], fd[0], fd[1], fd[2]}, geom.Vec3{}, 0)
 		}
 	}
 	for i := 0; i < 3; i++ {
@@ -384,7 +384,7 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
 				continue
 			}
 			s.testEE(out, -1, 0, [4]int32{a, b, c, d},
-				[4]geom.Vec3{fx[i], fx[i1], gx[j], gx[j1]}, [4]geom.Vec3{fd[i], fd[i1], gd[j], gd[j1]}, geom.Vec3{})
+				&[4]geom.Vec3{fx[i], fx[i1], gx[j], gx[j1]}, &[4]geom.Vec3{fd[i], fd[i1], gd[j], gd[j1]}, geom.Vec3{})
 		}
 	}
 }
@@ -425,8 +425,8 @@ func (s *Solver) sameZone4(a, b, c, d int32) bool {
 // testVF tests point 0 against triangle (1, 2, 3). bn is the outward normal
 // of the body face involved (zero for cloth–cloth); side is +1 when the
 // triangle is the body's face, −1 when the point is the body's vertex.
-func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d [4]geom.Vec3, bn geom.Vec3, side int) {
-	if s.apart(&x, &d, 1) {
+func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, bn geom.Vec3, side int) {
+	if s.apart(x, d, 1) {
 		return
 	}
 	h := s.p.Thickness
@@ -480,8 +480,8 @@ func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 // testEE tests segment (0, 1) against segment (2, 3). fallback orients the
 // normal when the edges touch at x^n (the body's outward normal negated for
 // a cloth–body pair).
-func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d [4]geom.Vec3, fallback geom.Vec3) {
-	if s.apart(&x, &d, 2) {
+func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, fallback geom.Vec3) {
+	if s.apart(x, d, 2) {
 		return
 	}
 	h := s.p.Thickness
@@ -562,7 +562,7 @@ func (s *Solver) apart(x, d *[4]geom.Vec3, split int) bool {
 // or, when the two were within the tolerance there, against their relative
 // velocity — and records the collision unless the primitives were touching
 // at x^n and are not approaching.
-func (s *Solver) addHit(out *[]pair, kind uint8, body int32, bodyPts uint8, ids [4]int32, w [4]float64, x, d [4]geom.Vec3, n geom.Vec3, t float64) {
+func (s *Solver) addHit(out *[]pair, kind uint8, body int32, bodyPts uint8, ids [4]int32, w [4]float64, x, d *[4]geom.Vec3, n geom.Vec3, t float64) {
 	if n == (geom.Vec3{}) {
 		return
 	}
