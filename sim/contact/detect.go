@@ -399,7 +399,7 @@ func (s *Solver) heldBy(i int32) int32 {
 	if !z.active || z.parent[i] < 0 {
 		return -1
 	}
-	r := z.find(i)
+	r := z.root(i)
 	if z.pinned[r] {
 		return -1
 	}
@@ -418,8 +418,8 @@ func (s *Solver) sameZone4(a, b, c, d int32) bool {
 	if !z.active || z.parent[a] < 0 || z.parent[b] < 0 || z.parent[c] < 0 || z.parent[d] < 0 {
 		return false
 	}
-	r := z.find(a)
-	return z.find(b) == r && z.find(c) == r && z.find(d) == r && !z.pinned[r]
+	r := z.root(a)
+	return z.root(b) == r && z.root(c) == r && z.root(d) == r && !z.pinned[r]
 }
 
 // testVF tests point 0 against triangle (1, 2, 3). bn is the outward normal

@@ -39,6 +39,16 @@ func (z *zoneState) find(i int32) int32 {
 	return i
 }
 
+// root returns the root of i's zone without changing the forest, for the
+// parallel detection passes (find writes). project compresses every path,
+// so during detection a member's parent is its root.
+func (z *zoneState) root(i int32) int32 {
+	for z.parent[i] != i {
+		i = z.parent[i]
+	}
+	return i
+}
+
 func (z *zoneState) enter(i int32, kinematic bool) int32 {
 	if z.parent[i] < 0 {
 		z.parent[i] = i
