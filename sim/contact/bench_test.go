@@ -15,10 +15,13 @@ import (
 // the sphere lie 2 mm off its surface (within h), the others hang on a
 // vertical cylinder 6 mm outside it; velocities 0.5 m/s downwards, as in a
 // draping step.
-func draped(b *testing.B, n int) (*Cloth, []Body) {
+func draped(b *testing.B, n int) (*Cloth, []Body) { return drapedOn(b, n, 5) }
+
+// drapedOn is draped over an icosphere of subdivision sub (20·4^sub faces).
+func drapedOn(b *testing.B, n, sub int) (*Cloth, []Body) {
 	c := sheet(b, 1.2, n, 0, 0, 0, geom.Vec3{Z: -0.5})
 	const r = 0.3
-	sp := sphereBody(r, 5, geom.Vec3{})
+	sp := sphereBody(r, sub, geom.Vec3{})
 	for i, x := range c.X {
 		d := math.Hypot(x.X, x.Y)
 		if d < r {
@@ -46,11 +49,11 @@ func folded(b *testing.B, n int) *Cloth {
 }
 
 func BenchmarkResolveSphere(b *testing.B) {
-	for _, n := range []int{30, 100} {
-		c, bodies := draped(b, n)
+	for _, tc := range []struct{ n, sub int }{{30, 5}, {100, 5}, {100, 4}} {
+		c, bodies := drapedOn(b, tc.n, tc.sub)
 		v := append([]geom.Vec3{}, c.V...)
 		for _, self := range []bool{false, true} {
-			b.Run(fmt.Sprintf("tris=%d/self=%v", len(c.Tris), self), func(b *testing.B) {
+			b.Run(fmt.Sprintf("tris=%d/sphere=%d/self=%v", len(c.Tris), len(bodies[0].Tris), self), func(b *testing.B) {
 				s := NewSolver()
 				p := DefaultParams()
 				p.SelfCollision = self
