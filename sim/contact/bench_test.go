@@ -5,7 +5,6 @@ import (
 	"math"
 	"syscall"
 	"testing"
-	"time"
 
 	"drape/sim/geom"
 )
@@ -94,8 +93,6 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
-
-var _ = time.Now
 
 // kernelSolver prepares a solver on the cloth and bodies as Resolve does,
 // up to the grids, for the kernel benchmarks.
