@@ -28,6 +28,32 @@ func TestNoAllocWarm(t *testing.T) {
 	if n := testing.AllocsPerRun(5, run); n != 0 {
 		t.Errorf("Resolve allocates %v times per call once warm", n)
 	}
+	// A moving body whose caller hands in a different (equal) Tris slice
+	// every call, as a scripted obstacle may.
+	mv := sphereBody(0.3, 3, geom.Vec3{})
+	mv.Static = false
+	to := make([]geom.Vec3, len(mv.From))
+	for i, x := range mv.From {
+		to[i] = x.Add(geom.Vec3{X: 0.01})
+	}
+	mv.To = to
+	trisB := append([][3]int32{}, mv.Tris...)
+	k := 0
+	bodies[0] = mv
+	run2 := func() {
+		k++
+		if k%2 == 0 {
+			bodies[0].Tris = trisB
+		} else {
+			bodies[0].Tris = mv.Tris
+		}
+		run()
+	}
+	run2()
+	run2()
+	if n := testing.AllocsPerRun(5, run2); n != 0 {
+		t.Errorf("Resolve with a moving body allocates %v times per call once warm", n)
+	}
 }
 
 // TestNearFaces: faces of a sheet lying just above a body (within h) are

@@ -3,6 +3,7 @@ package contact
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"drape/sim/geom"
@@ -82,7 +83,7 @@ type pair struct {
 
 // bodyState is what the solver keeps per body index between calls.
 type bodyState struct {
-	tris   [][3]int32 // the Tris the grid was built for (identity check)
+	tris   [][3]int32 // a copy of the Tris the ownership and grid were built for
 	nverts int
 	built  bool
 	owner  []uint8 // per face: bit k owns vertex k, bit 3+k owns edge k
@@ -458,13 +459,19 @@ func (s *Solver) prepareBodies() {
 		bd, st := &s.bs[b], &s.bodies[b]
 		st.fitted = false
 		if bd.Tris == nil {
-			st.built, st.tris, st.moving = false, nil, false
+			st.built, st.moving = false, false
+			st.tris = st.tris[:0]
 			continue
 		}
-		same := st.built && len(st.tris) == len(bd.Tris) && len(bd.Tris) > 0 && &st.tris[0] == &bd.Tris[0] && st.nverts == len(bd.From)
+		// Compared by content against the solver's own copy, so a caller
+		// that builds a new Tris slice every step (or edits one in place)
+		// neither rebuilds the ownership (which allocates) needlessly nor
+		// keeps a stale one.
+		same := st.built && slices.Equal(st.tris, bd.Tris) && st.nverts == len(bd.From)
 		if !same {
 			st.owner = meshOwners(bd.Tris, len(bd.From), st.owner)
-			st.tris, st.nverts = bd.Tris, len(bd.From)
+			st.tris = append(st.tris[:0], bd.Tris...)
+			st.nverts = len(bd.From)
 		}
 		st.moving = !bd.Static
 		st.vel = grow(st.vel, len(bd.From))
