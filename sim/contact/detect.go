@@ -220,7 +220,7 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 							continue
 						}
 						prev = t
-						if g.pairCell(qlo, qhi, t, ix, iy, iz) {
+						if g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
 							if s.collect {
 								s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b)})
 							}
@@ -254,7 +254,7 @@ func (s *Solver) detectSelfChunk(k, lo, hi int) {
 							continue
 						}
 						prev = t
-						if (t > int32(f) || !s.fdirty[t]) && g.pairCell(qlo, qhi, t, ix, iy, iz) {
+						if (t > int32(f) || !s.fdirty[t]) && g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
 							if s.collect {
 								s.cand[k] = append(s.cand[k], cand{int32(f), t, -1})
 							}

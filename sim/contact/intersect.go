@@ -55,7 +55,7 @@ func IntersectingPairs(x []geom.Vec3, tris [][3]int32) int {
 							continue
 						}
 						prev = o
-						if o <= int32(f) || !g.pairCell(qlo, qhi, o, ix, iy, iz) {
+						if o <= int32(f) || !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, o, ix, iy, iz) {
 							continue
 						}
 						u := tris[o]
