@@ -86,7 +86,7 @@ func (s *Solver) detect() int {
 			for f := range s.fdirty {
 				s.fdirty[f] = true
 			}
-			s.self.build(s.cellLen)
+			s.self.build(selfCellFactor * s.cellLen)
 			parallel.ForChunks(nf, s.detectS)
 		}
 		return s.count()
@@ -102,7 +102,7 @@ func (s *Solver) detect() int {
 		}
 	}
 	if s.p.SelfCollision {
-		s.self.build(s.cellLen)
+		s.self.build(selfCellFactor * s.cellLen)
 		parallel.ForChunks(nf, s.detectS)
 	}
 	return s.count()

@@ -150,3 +150,11 @@ func grow[T any](s []T, n int) []T {
 	}
 	return make([]T, n, n+n/4)
 }
+
+// selfCellFactor scales the cloth's mean edge length to the cell side of
+// its own grid. Cells of one mean edge (Teschner et al.'s choice) made
+// every query of a 20000-triangle sheet visit 2.70 million bucket entries
+// for 176736 overlapping box pairs; 1.5 edges visit 2.04 million (0.75:
+// 2.84, 2: 2.43, 3: 2.76 million), since the boxes carry the thickness pad
+// and the sweep on top of the edge.
+const selfCellFactor = 1.5
