@@ -129,7 +129,7 @@ func BenchmarkKernels(b *testing.B) {
 		s.detect() // boxes
 		b.Run(tc.name+"/hash-update", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				s.self.build(s.cellLen)
+				s.self.build(selfCellFactor * s.cellLen)
 			}
 			b.ReportMetric(float64(len(tc.c.Tris)), "triangles")
 			b.ReportMetric(float64(len(s.self.items)), "entries")
