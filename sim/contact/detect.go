@@ -354,16 +354,35 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
 	ft, gt := s.c.Tris[f], s.c.Tris[g]
 	fo, gO := s.owner[f], s.owner[g]
 	var fx, fd, gx, gd [3]geom.Vec3
+	// Per-point boxes (x^n, and x^n + d for CCD) grown by half the pad (h/2
+	// or δ/2; the triangles' grid boxes s.self carry h/2 or δ), for a cheap
+	// cull before the primitive arrays are built: most triangle pairs of a
+	// smooth sheet are neighbours whose primitives are far apart.
+	var flo, fhi, glo, ghi [3]geom.Vec3
+	extra := 0.5 * s.delta
+	if s.mode == modeProximity {
+		extra = 0.5 * s.p.Thickness
+	}
+	e := geom.Vec3{X: extra, Y: extra, Z: extra}
 	for k := 0; k < 3; k++ {
 		fx[k], fd[k] = s.clothPoint(ft[k])
 		gx[k], gd[k] = s.clothPoint(gt[k])
+		flo[k], fhi[k], glo[k], ghi[k] = fx[k], fx[k], gx[k], gx[k]
+		if s.mode == modeCCD {
+			y, z := fx[k].Add(fd[k]), gx[k].Add(gd[k])
+			flo[k], fhi[k] = vmin(flo[k], y), vmax(fhi[k], y)
+			glo[k], ghi[k] = vmin(glo[k], z), vmax(ghi[k], z)
+		}
+		flo[k], fhi[k] = flo[k].Sub(e), fhi[k].Add(e)
+		glo[k], ghi[k] = glo[k].Sub(e), ghi[k].Add(e)
 	}
+	fl, fh, gl, gh := s.self.lo[f], s.self.hi[f], s.self.lo[g], s.self.hi[g]
 	for k := 0; k < 3; k++ {
-		if fo&(1<<k) != 0 && !has(gt, ft[k]) && !s.sameZone4(ft[k], gt[0], gt[1], gt[2]) {
+		if fo&(1<<k) != 0 && !has(gt, ft[k]) && boxesMeet(flo[k], fhi[k], gl, gh) && !s.sameZone4(ft[k], gt[0], gt[1], gt[2]) {
 			s.testVF(out, -1, 0, [4]int32{ft[k], gt[0], gt[1], gt[2]},
 				&[4]geom.Vec3{fx[k], gx[0], gx[1], gx[2]}, &[4]geom.Vec3{fd[k], gd[0], gd[1], gd[2]}, geom.Vec3{}, 0)
 		}
-		if gO&(1<<k) != 0 && !has(ft, gt[k]) && !s.sameZone4(gt[k], ft[0], ft[1], ft[2]) {
+		if gO&(1<<k) != 0 && !has(ft, gt[k]) && boxesMeet(glo[k], ghi[k], fl, fh) && !s.sameZone4(gt[k], ft[0], ft[1], ft[2]) {
 			s.testVF(out, -1, 0, [4]int32{gt[k], ft[0], ft[1], ft[2]},
 				&[4]geom.Vec3{gx[k], fx[0], fx[1], fx[2]}, &[4]geom.Vec3{gd[k], fd[0], fd[1], fd[2]}, geom.Vec3{}, 0)
 		}
@@ -374,19 +393,30 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
 		}
 		i1 := (i + 1) % 3
 		a, b := ft[i], ft[i1]
+		elo, ehi := vmin(flo[i], flo[i1]), vmax(fhi[i], fhi[i1])
 		for j := 0; j < 3; j++ {
 			if gO&(1<<(3+j)) == 0 {
 				continue
 			}
 			j1 := (j + 1) % 3
 			c, d := gt[j], gt[j1]
-			if a == c || a == d || b == c || b == d || s.sameZone4(a, b, c, d) {
+			if a == c || a == d || b == c || b == d {
+				continue
+			}
+			// The two edge boxes each carry the extra pad: together the
+			// full pad, h or δ.
+			if !boxesMeet(elo, ehi, vmin(glo[j], glo[j1]), vmax(ghi[j], ghi[j1])) || s.sameZone4(a, b, c, d) {
 				continue
 			}
 			s.testEE(out, -1, 0, [4]int32{a, b, c, d},
 				&[4]geom.Vec3{fx[i], fx[i1], gx[j], gx[j1]}, &[4]geom.Vec3{fd[i], fd[i1], gd[j], gd[j1]}, geom.Vec3{})
 		}
 	}
+}
+
+// boxesMeet reports whether boxes (alo, ahi) and (blo, bhi) overlap.
+func boxesMeet(alo, ahi, blo, bhi geom.Vec3) bool {
+	return alo.X <= bhi.X && blo.X <= ahi.X && alo.Y <= bhi.Y && blo.Y <= ahi.Y && alo.Z <= bhi.Z && blo.Z <= ahi.Z
 }
 
 func has(t [3]int32, v int32) bool { return t[0] == v || t[1] == v || t[2] == v }
