@@ -25,4 +25,32 @@
 // triangle so that each primitive pair is tested once; queries in
 // parallel over a read-only table: grid.go, detect.go). IntersectingPairs
 // counts intersecting non-adjacent cloth triangles for the UI.
+//
+// Decisions (where the papers leave a choice; each is argued at its code):
+//
+//   - Thickness h defaults to 3 mm; the CCD distance tolerance is
+//     δ = 10⁻³·h (a coplanarity time counts as a collision when the
+//     primitives are within δ then), and a CCD response leaves a gap of
+//     0.01·h (response.go).
+//   - The proximity repulsion raises the relative normal velocity to
+//     0.1·(h − d)/Δt, Bridson et al.'s cap, without their spring-stiffness
+//     cap (the package knows no stiffness).
+//   - Impulses are applied in sequence (Gauss–Seidel) in a fixed order, so
+//     results do not depend on the number of cores. Stacked impulses on one
+//     vertex can overshoot (a vertex of a sheet resting on a finely meshed
+//     body can leave with a few tenths of a m/s); the implicit solver's
+//     resting-contact constraints (Contacts) are meant to take over there.
+//   - A zone touching a body moves with the body (its affine velocity
+//     field; zero for static bodies and half-spaces); a zone with pinned
+//     vertices keeps the pins' velocities and moves rigidly with them
+//     (zones.go). Half-spaces do not move.
+//   - EnrichedZones is the default: on a two-layer zone sliding at 1 m/s a
+//     rigid projection stops the sliding, the enriched one keeps it all
+//     (TestZoneModesSliding); both keep the piles of TestDropPile
+//     intersection-free.
+//   - The velocities Resolve returns are the collision-free average
+//     velocities; using them as v^{n+1} too is the caller's simple choice
+//     in place of Bridson et al.'s final-velocity solve.
+//   - NearFaces marks every face around a vertex within h (a superset), and
+//     Contacts lists one entry per vertex–body proximity pair.
 package contact

@@ -21,6 +21,7 @@ type grid struct {
 	items []int32
 	lo    []geom.Vec3 // triangle i's box; lo[i].X > hi[i].X: not in the grid
 	hi    []geom.Vec3
+	c0    [][3]int32 // the cell of lo[i], set by build
 }
 
 // maxCellsPerAxis caps the cells a box spans along one axis; a longer box
@@ -55,6 +56,7 @@ func (g *grid) build(cell float64) {
 		cell = maxExt / (maxCellsPerAxis - 1)
 	}
 	g.inv = 1 / cell
+	g.c0 = grow(g.c0, n)
 	// Count the entries to size the table: about two buckets per entry.
 	total := 0
 	for i := 0; i < n; i++ {
@@ -63,6 +65,7 @@ func (g *grid) build(cell float64) {
 		}
 		x0, y0, z0 := g.cellOf(g.lo[i])
 		x1, y1, z1 := g.cellOf(g.hi[i])
+		g.c0[i] = [3]int32{x0, y0, z0}
 		total += int(x1-x0+1) * int(y1-y0+1) * int(z1-z0+1)
 	}
 	nb := 1
@@ -115,7 +118,10 @@ func (g *grid) build(cell float64) {
 
 // bucket returns the triangles listed in the bucket of cell (ix, iy, iz),
 // which holds those whose box overlaps the cell and, through hash
-// collisions, others: the caller checks the boxes.
+// collisions, others: the caller checks the boxes. Two cells of one
+// triangle can hash to the same bucket; build writes each triangle's
+// entries together, so such repeats are adjacent and the caller skips an
+// entry equal to the one before it.
 func (g *grid) bucket(ix, iy, iz int32) []int32 {
 	b := cellHash(ix, iy, iz) & g.mask
 	return g.items[g.start[b]:g.start[b+1]]
@@ -125,14 +131,16 @@ func (g *grid) bucket(ix, iy, iz int32) []int32 {
 // overlap and cell (ix, iy, iz) is the one that holds the lower corner of
 // their intersection: visiting a pair only there reports it once however
 // many cells the two boxes share (and never through a hash collision, since
-// that corner lies in both boxes).
-func (g *grid) pairCell(alo, ahi geom.Vec3, t int32, ix, iy, iz int32) bool {
+// that corner lies in both boxes). a0 is the cell of alo; floor being
+// monotone, the corner's cell is the componentwise maximum of a0 and t's
+// own lower cell, so no floor is taken per candidate.
+func (g *grid) pairCell(alo, ahi geom.Vec3, a0 [3]int32, t int32, ix, iy, iz int32) bool {
 	blo, bhi := g.lo[t], g.hi[t]
 	if alo.X > bhi.X || alo.Y > bhi.Y || alo.Z > bhi.Z || blo.X > ahi.X || blo.Y > ahi.Y || blo.Z > ahi.Z {
 		return false
 	}
-	cx, cy, cz := g.cellOf(geom.Vec3{X: math.Max(alo.X, blo.X), Y: math.Max(alo.Y, blo.Y), Z: math.Max(alo.Z, blo.Z)})
-	return cx == ix && cy == iy && cz == iz
+	b0 := &g.c0[t]
+	return max(a0[0], b0[0]) == ix && max(a0[1], b0[1]) == iy && max(a0[2], b0[2]) == iz
 }
 
 // grow returns s with length n, reusing its array when it is large enough.
@@ -142,3 +150,11 @@ func grow[T any](s []T, n int) []T {
 	}
 	return make([]T, n, n+n/4)
 }
+
+// selfCellFactor scales the cloth's mean edge length to the cell side of
+// its own grid. Cells of one mean edge (Teschner et al.'s choice) made
+// every query of a 20000-triangle sheet visit 2.70 million bucket entries
+// for 176736 overlapping box pairs; 1.5 edges visit 2.04 million (0.75:
+// 2.84, 2: 2.43, 3: 2.76 million), since the boxes carry the thickness pad
+// and the sweep on top of the edge.
+const selfCellFactor = 1.5

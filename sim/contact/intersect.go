@@ -49,8 +49,13 @@ func IntersectingPairs(x []geom.Vec3, tris [][3]int32) int {
 		for ix := x0; ix <= x1; ix++ {
 			for iy := y0; iy <= y1; iy++ {
 				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
 					for _, o := range g.bucket(ix, iy, iz) {
-						if o <= int32(f) || !g.pairCell(qlo, qhi, o, ix, iy, iz) {
+						if o == prev {
+							continue
+						}
+						prev = o
+						if o <= int32(f) || !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, o, ix, iy, iz) {
 							continue
 						}
 						u := tris[o]
@@ -81,10 +86,14 @@ func orient(a, b, c, d geom.Vec3) float64 {
 }
 
 // segmentCrosses reports whether segment (p, q) meets triangle (a, b, c)
-// with its end points strictly on opposite sides of the triangle's plane.
+// with its end points on opposite sides of the triangle's plane by more
+// than round-off (1e-10 of the volume scale |ab×ac|·|pq|): a segment in or
+// nearly in the plane does not count, nor do touching end points.
 func segmentCrosses(p, q, a, b, c geom.Vec3) bool {
-	dp, dq := orient(a, b, c, p), orient(a, b, c, q)
-	if dp > 0 && dq > 0 || dp < 0 && dq < 0 || dp == 0 && dq == 0 {
+	n := b.Sub(a).Cross(c.Sub(a))
+	eps := 1e-10 * n.Norm() * q.Sub(p).Norm()
+	dp, dq := p.Sub(a).Dot(n), q.Sub(a).Dot(n)
+	if !(dp > eps && dq < -eps || dp < -eps && dq > eps) {
 		return false
 	}
 	s1, s2, s3 := orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a)

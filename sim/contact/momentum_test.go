@@ -131,6 +131,7 @@ func TestZoneProjection(t *testing.T) {
 			c, m := randomZone(rng, 5+trial, trial%2 == 1)
 			s := NewSolver()
 			s.c, s.dt = c, 0.005
+			s.dirtyNext = make([]bool, len(c.X))
 			s.p = DefaultParams()
 			s.p.Zones = mode
 			p0, l0 := momenta(c)

@@ -65,8 +65,9 @@ func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
 			continue
 		}
 		id := pr.ids[k]
-		if im := s.c.InvMass[id]; im > 0 {
+		if im := s.c.InvMass[id]; im > 0 && pr.w[k] != 0 {
 			s.c.V[id] = s.c.V[id].Add(j.Scale(pr.w[k] * im))
+			s.dirtyNext[id] = true
 		}
 	}
 	return dvn / den

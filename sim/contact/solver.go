@@ -3,6 +3,7 @@ package contact
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"drape/sim/geom"
@@ -32,15 +33,18 @@ type Body struct {
 
 // Stats reports what the last Resolve did.
 type Stats struct {
-	Proximity     int // cloth–body proximity pairs (vertex–face both ways, edge–edge, vertex–plane)
-	SelfProximity int // cloth–cloth proximity pairs
-	CCDHits       int // collisions found by all CCD passes, zone passes included
-	Iterations    int // CCD passes run (impulse passes + zone passes)
-	ZonePasses    int // impact-zone passes run
-	Zones         int // impact zones at the end
-	ZoneVertices  int // cloth vertices in them
-	Contacts      int // vertex–body contacts recorded (Contacts)
-	Time          time.Duration
+	Proximity     int           // cloth–body proximity pairs (vertex–face both ways, edge–edge, vertex–plane)
+	SelfProximity int           // cloth–cloth proximity pairs
+	CCDHits       int           // collisions found by all CCD passes, zone passes included
+	Iterations    int           // CCD passes run (impulse passes + zone passes)
+	ZonePasses    int           // impact-zone passes run
+	Zones         int           // impact zones at the end
+	ZoneVertices  int           // cloth vertices in them
+	Contacts      int           // vertex–body contacts recorded (Contacts)
+	Time          time.Duration // the whole Resolve
+	ProximityTime time.Duration // of which topology, grids and the proximity stage
+	CCDTime       time.Duration // the CCD passes with impulses
+	ZoneTime      time.Duration // the zone passes
 }
 
 // Contact is a vertex–body contact of the last Resolve, for Baraff–Witkin
@@ -79,7 +83,7 @@ type pair struct {
 
 // bodyState is what the solver keeps per body index between calls.
 type bodyState struct {
-	tris   [][3]int32 // the Tris the grid was built for (identity check)
+	tris   [][3]int32 // a copy of the Tris the ownership and grid were built for
 	nverts int
 	built  bool
 	owner  []uint8 // per face: bit k owns vertex k, bit 3+k owns edge k
@@ -113,10 +117,22 @@ type Solver struct {
 	mode    int // modeProximity or modeCCD
 	curBody int
 	chunk   [parallel.Chunks][]pair
-	pairs   []pair
-	detectB func(k, lo, hi int)
-	detectS func(k, lo, hi int)
-	detectP func(k, lo, hi int)
+	// dirty[i]: vertex i's velocity changed in the previous pass (read by
+	// detect when useDirty); dirtyNext collects the current pass's changes.
+	dirty, dirtyNext []bool
+	fdirty           []bool // per face: a vertex is dirty
+	useDirty         bool
+	// triangle pairs and cloth boxes of the proximity query, reused by the
+	// first CCD pass (candidatesHold)
+	cand           [parallel.Chunks][]cand
+	candLo, candHi []geom.Vec3
+	collect        bool
+	selfCand       bool
+	detectC        func(k, lo, hi int)
+	pairs          []pair
+	detectB        func(k, lo, hi int)
+	detectS        func(k, lo, hi int)
+	detectP        func(k, lo, hi int)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
 	contacts []Contact
@@ -136,6 +152,7 @@ func NewSolver() *Solver {
 	s.detectB = s.detectBodyChunk
 	s.detectS = s.detectSelfChunk
 	s.detectP = s.detectPlaneChunk
+	s.detectC = s.detectCandChunk
 	return s
 }
 
@@ -205,6 +222,11 @@ func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, 
 	copy(s.v0, c.V)
 	s.nearV = grow(s.nearV, len(c.X))
 	clear(s.nearV)
+	s.dirty = grow(s.dirty, len(c.X))
+	s.dirtyNext = grow(s.dirtyNext, len(c.X))
+	clear(s.dirtyNext)
+	s.useDirty = false
+	s.candLo = s.candLo[:0]
 
 	s.clothTopology()
 	s.prepareBodies()
@@ -212,62 +234,75 @@ func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, 
 	// (1) Proximity at x^n.
 	s.mode = modeProximity
 	s.detect()
-	for i := range s.pairs {
-		pr := &s.pairs[i]
-		s.markNear(pr)
-		if pr.body < 0 {
-			s.stats.SelfProximity++
-		} else {
-			s.stats.Proximity++
-		}
-		j := s.repulse(pr)
-		if pr.body >= 0 && pr.bodyPts&1 == 0 && (pr.kind == pairVF || pr.kind == pairPlane) {
-			s.contacts = append(s.contacts, Contact{Vertex: pr.ids[0], Body: int(pr.body), Normal: pr.n, Impulse: j})
+	for k := range s.chunk {
+		for i := range s.chunk[k] {
+			pr := &s.chunk[k][i]
+			s.markNear(pr)
+			if pr.body < 0 {
+				s.stats.SelfProximity++
+			} else {
+				s.stats.Proximity++
+			}
+			j := s.repulse(pr)
+			if pr.body >= 0 && pr.bodyPts&1 == 0 && (pr.kind == pairVF || pr.kind == pairPlane) {
+				s.contacts = append(s.contacts, Contact{Vertex: pr.ids[0], Body: int(pr.body), Normal: pr.n, Impulse: j})
+			}
 		}
 	}
 	s.stats.Contacts = len(s.contacts)
+	t1 := time.Now()
+	s.stats.ProximityTime = t1.Sub(start)
 
 	// (2) CCD with impulses.
 	s.mode = modeCCD
 	clean := false
 	for it := 0; it < p.CCDIterations; it++ {
-		s.detect()
+		s.useDirty = it > 0
+		n := s.detect()
 		s.stats.Iterations++
-		s.stats.CCDHits += len(s.pairs)
-		if len(s.pairs) == 0 {
+		s.stats.CCDHits += n
+		if n == 0 {
 			clean = true
 			break
 		}
-		for i := range s.pairs {
-			s.markNear(&s.pairs[i])
-			s.collide(&s.pairs[i])
+		for k := range s.chunk {
+			for i := range s.chunk[k] {
+				s.markNear(&s.chunk[k][i])
+				s.collide(&s.chunk[k][i])
+			}
 		}
 	}
+	t2 := time.Now()
+	s.stats.CCDTime = t2.Sub(t1)
 
 	// (3) Impact zones.
 	if !clean {
 		s.zones.reset(len(c.X))
 		for it := 0; ; it++ {
-			s.detect()
+			s.useDirty = true
+			n := s.detect()
 			s.stats.Iterations++
-			s.stats.CCDHits += len(s.pairs)
-			if len(s.pairs) == 0 {
+			s.stats.CCDHits += n
+			if n == 0 {
 				break
 			}
 			if it == p.ZoneIterations {
 				copy(c.V, s.v0)
 				s.stats.Time = time.Since(start)
-				return s.stats, fmt.Errorf("%w: %d collisions left after %d zone passes", ErrUnresolved, len(s.pairs), it)
+				return s.stats, fmt.Errorf("%w: %d collisions left after %d zone passes", ErrUnresolved, n, it)
 			}
 			s.stats.ZonePasses++
-			for i := range s.pairs {
-				s.markNear(&s.pairs[i])
-				s.zones.add(s, &s.pairs[i])
+			for k := range s.chunk {
+				for i := range s.chunk[k] {
+					s.markNear(&s.chunk[k][i])
+					s.zones.add(s, &s.chunk[k][i])
+				}
 			}
 			s.zones.project(s)
 		}
 		s.stats.Zones, s.stats.ZoneVertices = s.zones.count()
 	}
+	s.stats.ZoneTime = time.Since(t2)
 	for i := range c.V {
 		if !c.V[i].IsFinite() {
 			copy(c.V, s.v0)
@@ -424,13 +459,19 @@ func (s *Solver) prepareBodies() {
 		bd, st := &s.bs[b], &s.bodies[b]
 		st.fitted = false
 		if bd.Tris == nil {
-			st.built, st.tris, st.moving = false, nil, false
+			st.built, st.moving = false, false
+			st.tris = st.tris[:0]
 			continue
 		}
-		same := st.built && len(st.tris) == len(bd.Tris) && len(bd.Tris) > 0 && &st.tris[0] == &bd.Tris[0] && st.nverts == len(bd.From)
+		// Compared by content against the solver's own copy, so a caller
+		// that builds a new Tris slice every step (or edits one in place)
+		// neither rebuilds the ownership (which allocates) needlessly nor
+		// keeps a stale one.
+		same := st.built && slices.Equal(st.tris, bd.Tris) && st.nverts == len(bd.From)
 		if !same {
 			st.owner = meshOwners(bd.Tris, len(bd.From), st.owner)
-			st.tris, st.nverts = bd.Tris, len(bd.From)
+			st.tris = append(st.tris[:0], bd.Tris...)
+			st.nverts = len(bd.From)
 		}
 		st.moving = !bd.Static
 		st.vel = grow(st.vel, len(bd.From))
@@ -496,23 +537,25 @@ func meshOwners(tris [][3]int32, nv int, dst []uint8) []uint8 {
 	return dst
 }
 
+// vmin and vmax are the componentwise minimum and maximum (the builtins
+// min and max: math.Min's NaN and signed-zero handling is not needed here,
+// the input being checked finite, and costs a call per component).
 func vmin(a, b geom.Vec3) geom.Vec3 {
-	return geom.Vec3{X: math.Min(a.X, b.X), Y: math.Min(a.Y, b.Y), Z: math.Min(a.Z, b.Z)}
+	return geom.Vec3{X: min(a.X, b.X), Y: min(a.Y, b.Y), Z: min(a.Z, b.Z)}
 }
 
 func vmax(a, b geom.Vec3) geom.Vec3 {
-	return geom.Vec3{X: math.Max(a.X, b.X), Y: math.Max(a.Y, b.Y), Z: math.Max(a.Z, b.Z)}
+	return geom.Vec3{X: max(a.X, b.X), Y: max(a.Y, b.Y), Z: max(a.Z, b.Z)}
 }
 
-// markNear flags the pair's cloth vertices for NearFaces.
+// markNear flags the pair's cloth vertices for NearFaces and as dirty for
+// the next CCD pass: a collision whose response changed nothing (already
+// separating, or between kinematic vertices) must be tested again.
 func (s *Solver) markNear(pr *pair) {
-	n := 4
-	if pr.kind == pairPlane {
-		n = 1
-	}
-	for k := 0; k < n; k++ {
+	for k := 0; k < npoints(pr); k++ {
 		if pr.bodyPts&(1<<k) == 0 {
 			s.nearV[pr.ids[k]] = true
+			s.dirtyNext[pr.ids[k]] = true
 		}
 	}
 }

@@ -15,14 +15,15 @@ type zoneState struct {
 	active  bool
 	parent  []int32
 	held    []int32
+	pinned  []bool // per root: the zone has a kinematic vertex
 	members []int32
-	key     []int32 // scratch: root of each member while sorting
 }
 
 func (z *zoneState) reset(nv int) {
 	z.active = true
 	z.parent = grow(z.parent, nv)
 	z.held = grow(z.held, nv)
+	z.pinned = grow(z.pinned, nv)
 	for i := range z.parent {
 		z.parent[i] = -1
 	}
@@ -38,10 +39,21 @@ func (z *zoneState) find(i int32) int32 {
 	return i
 }
 
-func (z *zoneState) enter(i int32) int32 {
+// root returns the root of i's zone without changing the forest, for the
+// parallel detection passes (find writes). project compresses every path,
+// so during detection a member's parent is its root.
+func (z *zoneState) root(i int32) int32 {
+	for z.parent[i] != i {
+		i = z.parent[i]
+	}
+	return i
+}
+
+func (z *zoneState) enter(i int32, kinematic bool) int32 {
 	if z.parent[i] < 0 {
 		z.parent[i] = i
 		z.held[i] = -1
+		z.pinned[i] = kinematic
 		z.members = append(z.members, i)
 	}
 	return z.find(i)
@@ -56,7 +68,7 @@ func (z *zoneState) add(s *Solver, pr *pair) {
 		if pr.bodyPts&(1<<k) != 0 {
 			continue
 		}
-		r := z.enter(pr.ids[k])
+		r := z.enter(pr.ids[k], s.c.InvMass[pr.ids[k]] == 0)
 		if root < 0 {
 			root = r
 			continue
@@ -66,6 +78,7 @@ func (z *zoneState) add(s *Solver, pr *pair) {
 			if z.held[root] < 0 {
 				z.held[root] = z.held[r]
 			}
+			z.pinned[root] = z.pinned[root] || z.pinned[r]
 		}
 	}
 	if root >= 0 && pr.body >= 0 && z.held[root] < 0 {
@@ -86,8 +99,13 @@ func (z *zoneState) count() (zones, verts int) {
 // project replaces the velocities of every zone's vertices by their
 // projection (projectZone), zone by zone.
 func (z *zoneState) project(s *Solver) {
+	// Full path compression first (find only halves paths), so that
+	// parent[i] is i's root for every member and can be the sort key.
 	for _, i := range z.members {
-		z.find(i)
+		r := z.find(i)
+		for j := i; z.parent[j] != r; {
+			j, z.parent[j] = z.parent[j], r
+		}
 	}
 	slices.SortFunc(z.members, func(a, b int32) int {
 		ra, rb := z.parent[a], z.parent[b]
@@ -150,6 +168,7 @@ func (s *Solver) projectZone(m []int32, held int32) {
 			if c.InvMass[i] > 0 {
 				x := c.X[i]
 				c.V[i] = f[0].Scale(x.X).Add(f[1].Scale(x.Y)).Add(f[2].Scale(x.Z)).Add(f[3])
+				s.dirtyNext[i] = true
 			}
 		}
 		return
@@ -183,6 +202,7 @@ func (s *Solver) projectZone(m []int32, held int32) {
 		for _, i := range m {
 			if c.InvMass[i] > 0 {
 				c.V[i] = pinV.Add(w.Cross(c.X[i].Sub(pinX)))
+				s.dirtyNext[i] = true
 			}
 		}
 		return
@@ -270,6 +290,7 @@ func (s *Solver) projectZone(m []int32, held int32) {
 			u = u.Add(e[a].Scale(ua))
 		}
 		c.V[i] = u
+		s.dirtyNext[i] = true
 	}
 }
 
