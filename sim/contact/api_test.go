@@ -124,8 +124,8 @@ func TestBadInput(t *testing.T) {
 		{"thickness", func(p *Params) { p.Thickness = 0 }, "thickness"},
 		{"thickness NaN", func(p *Params) { p.Thickness = math.NaN() }, "thickness"},
 		{"friction", func(p *Params) { p.Friction = -1 }, "friction"},
-		{"iterations", func(p *Params) { p.CCDIterations = 0 }, "CCD iterations"},
-		{"zones", func(p *Params) { p.Zones = 7 }, "zone mode"},
+		{"iterations", func(p *Params) { p.CCDIterations = 0 }, "ccd_iterations"},
+		{"zones", func(p *Params) { p.Zones = 7 }, "zones"},
 	} {
 		p := good
 		tc.modify(&p)

@@ -99,6 +99,7 @@ type bodyState struct {
 // bodies' grids and the results of the last call (Contacts, NearFaces) from
 // one Resolve to the next. A Solver is not safe for concurrent use.
 type Solver struct {
+	valid  Params // the last parameters that validated
 	bodies []bodyState
 
 	// cloth topology, rebuilt every call (the mesh adapts)
@@ -207,8 +208,11 @@ func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, 
 		s.c = nil
 		return s.stats, nil
 	}
-	if err := p.Validate(); err != nil {
-		return s.stats, err
+	if p != s.valid { // validating through the table allocates; once per setting
+		if err := p.Validate(); err != nil {
+			return s.stats, err
+		}
+		s.valid = p
 	}
 	if p.ZoneIterations == 0 {
 		p.ZoneIterations = 100
