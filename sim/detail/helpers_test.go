@@ -1,0 +1,52 @@
+package detail
+
+import (
+	"testing"
+
+	"drape/sim/geom"
+)
+
+// frameOf compacts the live slots of m into a Frame.
+func frameOf(m *geom.Mesh) *Frame {
+	idx := make([]int32, len(m.Pos))
+	f := &Frame{}
+	for i := range m.Pos {
+		idx[i] = -1
+		if m.VertAlive[i] {
+			idx[i] = int32(len(f.Pos))
+			f.Pos = append(f.Pos, m.Pos[i])
+			f.Rest = append(f.Rest, m.Rest[i])
+		}
+	}
+	for fi, t := range m.Tris {
+		if m.FaceAlive(fi) {
+			f.Tris = append(f.Tris, [3]int32{idx[t[0]], idx[t[1]], idx[t[2]]})
+		}
+	}
+	return f
+}
+
+// sheet returns a flat nx×ny grid of size w×h in the z = 0 plane with
+// material coordinates equal to (x, y).
+func sheet(t testing.TB, w, h float64, nx, ny int) *Frame {
+	t.Helper()
+	m, err := geom.RegularGrid(w, h, nx, ny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := frameOf(m)
+	for i, r := range f.Rest {
+		f.Pos[i] = geom.Vec3{X: r.X, Y: r.Y}
+	}
+	return f
+}
+
+// compressX returns f with x positions scaled by 1 − s.
+func compressX(f *Frame, s float64) *Frame {
+	g := &Frame{Rest: f.Rest, Tris: f.Tris, Level: f.Level}
+	g.Pos = make([]geom.Vec3, len(f.Pos))
+	for i, p := range f.Pos {
+		g.Pos[i] = geom.Vec3{X: p.X * (1 - s), Y: p.Y, Z: p.Z}
+	}
+	return g
+}
