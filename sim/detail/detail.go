@@ -186,6 +186,8 @@ type Detailer struct {
 
 	// warm start across topology changes
 	oldKeys map[[2]uint64]float64
+
+	trace func(e float64) // tests: called with E after every accepted step
 }
 
 // NewDetailer returns a detailer with parameters p. Invalid parameters are
@@ -407,7 +409,13 @@ func (d *Detailer) prepare(f *Frame) {
 		tr2 := (c11 + c22) / 2
 		disc := math.Sqrt(math.Max((c11-c22)*(c11-c22)/4+c12*c12, 0))
 		smin := math.Sqrt(math.Max(tr2-disc, 0))
-		d.comp[fi] = math.Max(1-smin, 0)
+		// Below 10⁻⁹ it is round-off of σ_min for an unstrained face,
+		// which must give d = 0 exactly.
+		if c := 1 - smin; c > 1e-9 {
+			d.comp[fi] = c
+		} else {
+			d.comp[fi] = 0
+		}
 	}
 	// Point compression: mean over the fine faces at the point, so a point
 	// on a coarse edge or vertex averages its coarse faces (Tsiknis §3).
@@ -469,6 +477,9 @@ func (d *Detailer) prepare(f *Frame) {
 			// the edge energy's per coarse edge.
 			d.rowW[r] = ke / t.rowRest[r] / float64(int(1)<<t.level)
 		}
+		// Shorten by a relative 10⁻⁹ so that round-off in T for an
+		// unstrained edge (ℓ_c ≠ L_c in the last bit) does not drive d.
+		target *= 1 - 1e-9
 		d.rowT[r] = target
 		if df := target - s0; df > 0 {
 			d.scaleE += 0.5 * d.rowW[r] * df * df
@@ -714,6 +725,9 @@ func (d *Detailer) solve(st *Stats) {
 				d.d, d.dTry = d.dTry, d.d
 				e = d.energy(d.d, true)
 				accepted = true
+				if d.trace != nil {
+					d.trace(e)
+				}
 				break
 			}
 			alpha /= 2

@@ -93,11 +93,13 @@ func loopBeta(n int) float64 {
 //   - even boundary vertex with exactly two boundary neighbours a, b:
 //     3/4·v + 1/8·(a + b), so a straight boundary stays straight and the
 //     boundary curve is the cubic B-spline of the boundary polygon;
-//   - any other vertex (a corner in a single face, or a vertex where two
-//     boundary fans meet) stays where it is, so corners of a sheet are kept.
+//   - any other vertex (a corner: corner[v] set, or in a single face; or a
+//     vertex where two boundary fans meet) stays where it is, so the
+//     corners of a sheet are kept (Hoppe et al. 1994's corner rule).
 //
-// An edge shared by more than two faces is an error.
-func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32) error {
+// corner may be nil or shorter than nv (missing entries are false). An
+// edge shared by more than two faces is an error.
+func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error {
 	nf := len(tris)
 	// Edges: sorted unique keys, with up to two opposite vertices each.
 	keys := make([]uint64, 0, 3*nf)
@@ -175,7 +177,7 @@ func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32) error {
 			for _, u := range nb[nbPtr[v]:nbPtr[v+1]] {
 				l.op.add(u, b)
 			}
-		case nbnd[v] == 2 && faces[v] >= 2:
+		case nbnd[v] == 2 && faces[v] >= 2 && (v >= len(corner) || !corner[v]):
 			l.op.add(int32(v), 0.75)
 			l.op.add(bnb[v][0], 0.125)
 			l.op.add(bnb[v][1], 0.125)
@@ -218,7 +220,8 @@ func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32) error {
 
 // LoopSubdivide returns the positions and faces of levels steps of Loop
 // subdivision of the mesh (pos, tris), with the boundary rules of
-// buildLoopLevel. tris: 3 vertex indices per face, every vertex in some
+// buildLoopLevel (only single-face vertices are corners here; the Detailer
+// also keeps the sheet's corners found in material space). tris: 3 vertex indices per face, every vertex in some
 // face, each edge in at most two faces. It is the plain scheme that
 // Detailer.Update displaces (Tsiknis §3).
 func LoopSubdivide(pos []geom.Vec3, tris [][3]int32, levels int) ([]geom.Vec3, [][3]int32, error) {
@@ -232,7 +235,7 @@ func LoopSubdivide(pos []geom.Vec3, tris [][3]int32, levels int) ([]geom.Vec3, [
 	t := tris
 	for i := 0; i < levels; i++ {
 		var l loopLevel
-		if err := buildLoopLevel(&l, len(p), t); err != nil {
+		if err := buildLoopLevel(&l, len(p), t, nil); err != nil {
 			return nil, nil, fmt.Errorf("detail: level %d: %w", i+1, err)
 		}
 		q := make([]geom.Vec3, l.op.rows())
@@ -240,6 +243,43 @@ func LoopSubdivide(pos []geom.Vec3, tris [][3]int32, levels int) ([]geom.Vec3, [
 		p, t = q, l.tris
 	}
 	return p, slices.Clone(t), nil
+}
+
+// restCorners marks the boundary vertices where the boundary turns by more
+// than 30° in material space (the corners of a sheet), which subdivision
+// keeps in place.
+func restCorners(rest []geom.Vec2, tris [][3]int32) []bool {
+	// Boundary edges are the directed edges whose reverse is absent.
+	type de struct{ a, b int32 }
+	dir := make(map[de]bool, 3*len(tris))
+	for _, t := range tris {
+		for i := 0; i < 3; i++ {
+			dir[de{t[i], t[(i+1)%3]}] = true
+		}
+	}
+	in := make([]int32, len(rest)) // boundary predecessor +1
+	out := make([]int32, len(rest))
+	nb := make([]int8, len(rest))
+	for e := range dir {
+		if !dir[de{e.b, e.a}] {
+			out[e.a] = e.b + 1
+			in[e.b] = e.a + 1
+			nb[e.a]++
+			nb[e.b]++
+		}
+	}
+	corner := make([]bool, len(rest))
+	cos30 := math.Cos(math.Pi / 6)
+	for v := range rest {
+		if nb[v] != 2 || in[v] == 0 || out[v] == 0 {
+			continue
+		}
+		a := rest[v].Sub(rest[in[v]-1])
+		b := rest[out[v]-1].Sub(rest[v])
+		c := (a.X*b.X + a.Y*b.Y) / math.Sqrt(a.Norm2()*b.Norm2())
+		corner[v] = c < cos30
+	}
+	return corner
 }
 
 // checkFaces reports indices out of range and degenerate faces.

@@ -79,9 +79,10 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	tris := f.Tris
 	rest := slices.Clone(f.Rest)
 	nv := len(f.Pos)
+	corner := restCorners(f.Rest, f.Tris)
 	for l := 0; l < level; l++ {
 		L := &t.levels[l]
-		if err := buildLoopLevel(L, nv, tris); err != nil {
+		if err := buildLoopLevel(L, nv, tris, corner); err != nil {
 			return fmt.Errorf("detail: subdividing (level %d): %w", l+1, err)
 		}
 		r := make([]geom.Vec2, nv+L.ne)
