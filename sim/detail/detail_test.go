@@ -246,6 +246,9 @@ func TestFoldGrowsContinuously(t *testing.T) {
 		if amp[0] != 0 {
 			t.Errorf("%v: fold at zero compression: %g", kind, amp[0])
 		}
+		if h := 0.1 / 2; !(amp[steps] > 0.2*h) {
+			t.Fatalf("%v: no fold at 15%% compression: max |d| = %g", kind, amp[steps])
+		}
 		A := amp[steps] / math.Sqrt(dc*steps) // a ≈ A·√c
 		for k := 1; k <= steps; k++ {
 			if amp[k] < amp[k-1]-1e-3*A {
@@ -387,5 +390,84 @@ func TestBadInput(t *testing.T) {
 	}
 	if err := DefaultParams().Validate(); err != nil {
 		t.Errorf("DefaultParams: %v", err)
+	}
+}
+
+// TestGaussNewtonMatrix checks H against its definition: where no membrane
+// row is active (a stretched sheet) E is quadratic and H is its exact
+// Hessian, so H·v equals the finite difference of ∇E along v; on a
+// compressed sheet vᵀHv − vᵀH_quad·v equals Σ_r w_r·(J_r·v)² with J_r·v the
+// finite difference of the residuals.
+func TestGaussNewtonMatrix(t *testing.T) {
+	for _, kind := range []EnergyKind{EdgeEnergy, FaceEnergy} {
+		m, _ := geom.IrregularGrid(1, 0.6, 30, 4)
+		p := DefaultParams()
+		p.Energy, p.Level, p.MaxIter = kind, 2, 2
+		rng := rand.New(rand.NewSource(5))
+		for _, tc := range []struct {
+			name string
+			f    *Frame
+		}{
+			{"stretched", curved(compressX(frameOf(m), -0.05), 0.03)},
+			{"compressed", curved(compressX(frameOf(m), 0.1), 0.03)},
+		} {
+			det := NewDetailer(p)
+			var s Surface
+			if _, err := det.Update(tc.f, &s); err != nil {
+				t.Fatal(err)
+			}
+			n := det.t.nf
+			dv := append([]float64(nil), det.D()...)
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+			}
+			hv := make([]float64, n)
+			const eps = 1e-7
+			dp, dm := make([]float64, n), make([]float64, n)
+			for i := range dv {
+				dp[i], dm[i] = dv[i]+eps*v[i], dv[i]-eps*v[i]
+			}
+			nr := len(det.t.rowPtr) - 1
+			rp, rm := make([]float64, nr), make([]float64, nr)
+			gp, gm := make([]float64, n), make([]float64, n)
+			det.energy(dp, true)
+			copy(rp, det.rowR)
+			det.gradient(dp, gp)
+			det.energy(dm, true)
+			copy(rm, det.rowR)
+			det.gradient(dm, gm)
+			det.energy(dv, true)
+			det.gnApply(v, hv)
+			switch tc.name {
+			case "stretched":
+				worst, scale := 0.0, 0.0
+				for i := range hv {
+					fd := (gp[i] - gm[i]) / (2 * eps)
+					worst = math.Max(worst, math.Abs(fd-hv[i]))
+					scale = math.Max(scale, math.Abs(hv[i]))
+				}
+				if worst > 1e-5*scale {
+					t.Errorf("%v %s: |H·v − FD| got=%g, want≤%g", kind, tc.name, worst, 1e-5*scale)
+				}
+			case "compressed":
+				want := 0.0
+				for r := 0; r < nr; r++ {
+					if det.rowR[r] > 0 && rp[r] > 0 && rm[r] > 0 {
+						jv := (rp[r] - rm[r]) / (2 * eps)
+						want += det.rowW[r] * jv * jv
+					}
+				}
+				saved := append([]float64(nil), det.rowR...)
+				clear(det.rowR)
+				hq := make([]float64, n)
+				det.gnApply(v, hq)
+				copy(det.rowR, saved)
+				got := dot(v, hv) - dot(v, hq)
+				if !(want > 0) || math.Abs(got-want) > 1e-4*want {
+					t.Errorf("%v %s: vᵀ(H − H_quad)v got=%g, want=%g", kind, tc.name, got, want)
+				}
+			}
+		}
 	}
 }
