@@ -228,9 +228,8 @@ func TestLocalBuckle(t *testing.T) {
 // more than a square-root law allows (no popping, Tsiknis §3).
 func TestFoldGrowsContinuously(t *testing.T) {
 	for _, kind := range []EnergyKind{EdgeEnergy, FaceEnergy} {
-		p := DefaultParams()
+		p := converged()
 		p.Energy = kind
-		p.MaxIter = 50
 		det := NewDetailer(p)
 		base := sheet(t, 1, 0.2, 10, 2)
 		var s Surface
@@ -266,8 +265,9 @@ func TestFoldGrowsContinuously(t *testing.T) {
 // need fewer Gauss–Newton iterations than a cold start of the same frame.
 func TestWarmStart(t *testing.T) {
 	base := curved(sheet(t, 1, 0.5, 10, 5), 0.02)
-	warm := NewDetailer(DefaultParams())
-	cp := DefaultParams()
+	wp := converged()
+	warm := NewDetailer(wp)
+	cp := converged()
 	cp.WarmStart = false
 	cold := NewDetailer(cp)
 	var s Surface
@@ -470,4 +470,12 @@ func TestGaussNewtonMatrix(t *testing.T) {
 			}
 		}
 	}
+}
+
+// converged returns DefaultParams with enough iterations to converge each
+// frame, for the tests that compare iteration counts or sweep a parameter.
+func converged() Params {
+	p := DefaultParams()
+	p.MaxIter, p.MaxCG = 50, 60
+	return p
 }
