@@ -65,15 +65,23 @@ func curtainFrames(tb testing.TB) []*Frame {
 func BenchmarkCurtain(b *testing.B) {
 	frames := curtainFrames(b)
 	for _, kind := range []EnergyKind{EdgeEnergy, FaceEnergy} {
-		for _, level := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%v/level=%d", kind, level), func(b *testing.B) {
+		for _, run := range []struct {
+			level int
+			mode  string
+		}{{1, "budget"}, {2, "budget"}, {1, "converged"}, {2, "converged"}} {
+			level := run.level
+			b.Run(fmt.Sprintf("%v/level=%d/%s", kind, level, run.mode), func(b *testing.B) {
 				p := DefaultParams()
+				if run.mode == "converged" {
+					p.MaxIter, p.MaxCG = 50, 60
+				}
 				p.Energy, p.Level = kind, level
 				det := NewDetailer(p)
 				var s Surface
 				det.Update(frames[0], &s)
 				b.ReportAllocs()
 				b.ResetTimer()
+				c0 := cpuTime()
 				var its, tris, coarse float64
 				for i := 0; i < b.N; i++ {
 					st, err := det.Update(frames[(i+1)%len(frames)], &s)
@@ -89,6 +97,7 @@ func BenchmarkCurtain(b *testing.B) {
 				b.ReportMetric(coarse/n, "coarse-tris")
 				b.ReportMetric(tris/n, "fine-tris")
 				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/n, "ms/op")
+				b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/n, "cpu-ms/op")
 			})
 		}
 	}
@@ -198,4 +207,27 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRebuild alternates two curtain frames with different coarse
+// faces and one Gauss–Newton iteration of one CG step, so it measures the
+// rebuild of the fine topology, the warm-start transfer and prepare.
+func BenchmarkRebuild(b *testing.B) {
+	frames := curtainFrames(b)
+	for _, level := range []int{1, 2} {
+		b.Run(fmt.Sprintf("level=%d", level), func(b *testing.B) {
+			p := DefaultParams()
+			p.Level, p.MaxIter, p.MaxCG = level, 1, 1
+			det := NewDetailer(p)
+			var s Surface
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if _, err := det.Update(frames[i%2], &s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
 }

@@ -168,6 +168,9 @@ func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 		fill[b]++
 	}
 	l.op.reset()
+	l.op.Ptr = slices.Grow(l.op.Ptr, nv+ne)
+	l.op.Col = slices.Grow(l.op.Col, 2*len(nb)+nv+4*ne)
+	l.op.Val = slices.Grow(l.op.Val, 2*len(nb)+nv+4*ne)
 	for v := 0; v < nv; v++ {
 		n := int(valence[v])
 		switch {
@@ -186,7 +189,7 @@ func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 		}
 		l.op.endRow()
 	}
-	l.restMid = l.restMid[:0]
+	l.restMid = slices.Grow(l.restMid[:0], ne)
 	for e, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
 		l.restMid = append(l.restMid, [2]int32{a, b})
@@ -202,8 +205,8 @@ func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 		l.op.endRow()
 	}
 	// Fine faces: three corner faces and the middle one, same orientation.
-	l.tris = l.tris[:0]
-	l.parent = l.parent[:0]
+	l.tris = slices.Grow(l.tris[:0], 4*nf)
+	l.parent = slices.Grow(l.parent[:0], 4*nf)
 	for f, t := range tris {
 		m0 := int32(nv) + edgeOf[f][0] // on edge t0–t1
 		m1 := int32(nv) + edgeOf[f][1] // t1–t2

@@ -133,7 +133,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 
 	// Fine edges, and per fine vertex its neighbours, area and face count.
 	keys := make([]uint64, 0, 3*len(tris))
-	for _, tr := range tris {
+	for _, tr := range tris { // fine edges
 		for i := 0; i < 3; i++ {
 			keys = append(keys, edgeKey(tr[i], tr[(i+1)%3]))
 		}
@@ -199,9 +199,9 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	// boundary (exactly two boundary edges): the 1D second difference
 	// along the boundary (d_a + d_b − 2d_i)/h_i², as a one-sided ring would
 	// count a tilt as bending. Elsewhere (corners): none.
-	t.lapPtr = append(t.lapPtr[:0], 0)
-	t.lapIdx = t.lapIdx[:0]
-	t.lapW = t.lapW[:0]
+	t.lapPtr = append(slices.Grow(t.lapPtr[:0], nv+1), 0)
+	t.lapIdx = slices.Grow(t.lapIdx[:0], nv+len(nb))
+	t.lapW = slices.Grow(t.lapW[:0], nv+len(nb))
 	for v := 0; v < nv; v++ {
 		m := deg[v]
 		h2 := hsq[v] / float64(max(m, 1))
@@ -233,12 +233,17 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	}
 
 	// Membrane rows.
-	t.rowPtr = append(t.rowPtr[:0], 0)
-	t.rowIdx = t.rowIdx[:0]
-	t.rowA, t.rowB = t.rowA[:0], t.rowB[:0]
-	t.rowFace = t.rowFace[:0]
-	t.rowRest = t.rowRest[:0]
-	t.rowDir = t.rowDir[:0]
+	nrow, nidx := len(keys), 2*len(keys)
+	if kind == EdgeEnergy {
+		nrow = len(t.levels[0].edges)
+		nidx = nrow * (1<<level + 1)
+	}
+	t.rowPtr = append(slices.Grow(t.rowPtr[:0], nrow+1), 0)
+	t.rowIdx = slices.Grow(t.rowIdx[:0], nidx)
+	t.rowA, t.rowB = slices.Grow(t.rowA[:0], nrow), slices.Grow(t.rowB[:0], nrow)
+	t.rowFace = slices.Grow(t.rowFace[:0], nrow)
+	t.rowRest = slices.Grow(t.rowRest[:0], nrow)
+	t.rowDir = slices.Grow(t.rowDir[:0], nrow)
 	csum := 0.0
 	L0 := &t.levels[0]
 	for _, k := range L0.edges {
