@@ -79,6 +79,13 @@ type Params struct {
 	// max{−ε, 0}): without it a point outside compressed faces has no
 	// stiffness at all. ≥ 0.
 	Floor float64
+	// Slack is the compression the cloth absorbs without folding, c_min:
+	// every compression and every membrane target ratio ρ = L/ℓ counts
+	// only beyond it (c ↦ max{c − c_min, 0}, ρ ↦ ρ·(1 − c_min)),
+	// so the few-per-mille compressions that a hanging FEM cloth shows
+	// almost everywhere give no ripples, and a fold still starts at zero
+	// amplitude (continuously) once c passes c_min. [0, 0.5).
+	Slack float64
 	// Seed is the size of the imperfection that makes the locus of minima
 	// continuous, in fine edge lengths: the linear term −Σ g_i·d_i with
 	// g_i = Seed·h̄·K·c_i·a_i·φ_i (see doc.go). 0 gives the unperturbed
@@ -108,6 +115,7 @@ func DefaultParams() Params {
 		Stretch:    50,
 		Wavelength: 4,
 		Floor:      0.02,
+		Slack:      0.01,
 		Seed:       0.02,
 		MaxIter:    4,
 		MaxCG:      25,
@@ -132,6 +140,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("detail: Floor %g must be non-negative and finite", p.Floor)
 	case !(p.Seed >= 0) || math.IsInf(p.Seed, 0):
 		return fmt.Errorf("detail: Seed %g must be non-negative and finite", p.Seed)
+	case !(p.Slack >= 0 && p.Slack < 0.5):
+		return fmt.Errorf("detail: Slack %g outside [0, 0.5)", p.Slack)
 	case p.MaxIter < 1:
 		return fmt.Errorf("detail: MaxIter %d must be at least 1", p.MaxIter)
 	case p.MaxCG < 1:
@@ -398,7 +408,7 @@ func (d *Detailer) prepare(f *Frame) {
 	areaNormals(d.x, t.fine, d.n)
 
 	// Coarse deformation gradient F = D_s·D_m⁻¹ and compression
-	// c = max{1 − σ_min, 0}, σ_min² the smaller eigenvalue of FᵀF
+	// c = max{1 − σ_min − c_min, 0}, σ_min² the smaller eigenvalue of FᵀF
 	// (eq. 3.2's max{−ε_c, 0} with ε_c = σ_min − 1, the strain along the
 	// most compressed direction).
 	for fi, tr := range t.tris {
@@ -417,7 +427,7 @@ func (d *Detailer) prepare(f *Frame) {
 		smin := math.Sqrt(math.Max(tr2-disc, 0))
 		// Below 10⁻⁹ it is round-off of σ_min for an unstrained face,
 		// which must give d = 0 exactly.
-		if c := 1 - smin; c > 1e-9 {
+		if c := 1 - smin - p.Slack; c > 1e-9 {
 			d.comp[fi] = c
 		} else {
 			d.comp[fi] = 0
@@ -460,7 +470,7 @@ func (d *Detailer) prepare(f *Frame) {
 			// (ℓ_c = L_c) the target is S⁰ and d = 0 is a minimum.
 			lc := f.Pos[t.rowA[r]].Sub(f.Pos[t.rowB[r]]).Norm()
 			if lc > 0 {
-				target = t.rowRest[r] * s0 / lc
+				target = s0 * t.rowRest[r] / lc * (1 - p.Slack)
 			} else {
 				target = s0
 			}
@@ -478,7 +488,7 @@ func (d *Detailer) prepare(f *Frame) {
 				}
 			}
 			lam /= float64(nfc)
-			target = s0 / math.Max(lam, 0.05)
+			target = s0 * (1 - p.Slack) / math.Max(lam, 0.05)
 			// Per fine edge ½(κ/ℓ)δ²: scaled by 2^−L so the total matches
 			// the edge energy's per coarse edge.
 			d.rowW[r] = ke / t.rowRest[r] / float64(int(1)<<t.level)
