@@ -169,6 +169,7 @@ type Stats struct {
 	Energy       float64 // energy at the result, J
 	MaxD         float64 // max |d_i|, m
 	Compressed   int     // coarse faces with compression c > 0
+	Active       int     // fine points the solve could move (folds and 3 rings around)
 	Time         time.Duration
 }
 
@@ -204,6 +205,12 @@ type Detailer struct {
 	oldKeys map[[2]uint64]float64
 
 	trace func(e float64) // tests: called with E after every accepted step
+
+	// active set of the current frame (activeSet)
+	mark    []uint8
+	act     []int32
+	lapRows []int32
+	memRows []int32
 }
 
 // NewDetailer returns a detailer with parameters p. Invalid parameters are
@@ -503,7 +510,75 @@ func (d *Detailer) prepare(f *Frame) {
 	}
 }
 
-// energy returns E(dv) and, when jac is set, fills rowR and jac.
+// activeSet marks the fine points the solve may move: those with
+// compression (c_i > 0) or a displacement (d_i ≠ 0), and activeRings rings
+// of neighbours around them; all other points keep d = 0. It lists the
+// active points, the bending rows and the membrane rows that touch them,
+// so that every product and energy below runs over the folds only.
+// Outside the set, d = 0, c = 0 and the membrane rows are inactive
+// (a row with T_r > S⁰_r lies in a compressed face), so the energy left
+// out there is exactly 0. The set grows with the fold from frame to frame,
+// as a displaced point is active in the next frame.
+func (d *Detailer) activeSet() {
+	t := &d.t
+	n := t.nf
+	d.mark = grow(d.mark, n)
+	clear(d.mark)
+	for i := 0; i < n; i++ {
+		if d.c[i] > 0 || d.d[i] != 0 {
+			d.mark[i] = 1
+		}
+	}
+	for ring := 1; ring <= activeRings; ring++ {
+		for i := 0; i < n; i++ {
+			if d.mark[i] != uint8(ring) {
+				continue
+			}
+			for k := t.lapPtr[i]; k < t.lapPtr[i+1]; k++ {
+				if j := t.lapIdx[k]; d.mark[j] == 0 {
+					d.mark[j] = uint8(ring + 1)
+				}
+			}
+		}
+	}
+	d.act = d.act[:0]
+	for i := 0; i < n; i++ {
+		if d.mark[i] != 0 {
+			d.act = append(d.act, int32(i))
+		}
+	}
+	d.lapRows = d.lapRows[:0]
+	for i := 0; i < n; i++ {
+		touch := d.mark[i] != 0
+		for k := t.lapPtr[i]; k < t.lapPtr[i+1] && !touch; k++ {
+			touch = d.mark[t.lapIdx[k]] != 0
+		}
+		if touch && t.lapPtr[i+1] > t.lapPtr[i] {
+			d.lapRows = append(d.lapRows, int32(i))
+		}
+	}
+	d.memRows = d.memRows[:0]
+	nr := len(t.rowPtr) - 1
+	for r := 0; r < nr; r++ {
+		for k := t.rowPtr[r]; k < t.rowPtr[r+1]; k++ {
+			if d.mark[t.rowIdx[k]] != 0 {
+				d.memRows = append(d.memRows, int32(r))
+				break
+			}
+		}
+	}
+	clear(d.rowR)
+	clear(d.dTry[:n])
+	clear(d.stp[:n])
+}
+
+// activeRings is how many rings of neighbours around the driven points
+// the solve may move (the bending stencil couples a point to its 1-ring,
+// the bending energy to its 2-ring).
+const activeRings = 3
+
+// energy returns E(dv) and, when jac is set, fills rowR and jac, over the
+// active set (see activeSet):
 //
 //	E = ½ Σ_r w_r·max{T_r − S_r(d), 0}²         membrane (eq. 3.1)
 //	  + ½ Σ_i w_i·a_i·(Lap_i d)²                bending (eq. 3.2)
@@ -512,8 +587,7 @@ func (d *Detailer) prepare(f *Frame) {
 func (d *Detailer) energy(dv []float64, jac bool) float64 {
 	t := &d.t
 	e := 0.0
-	nr := len(t.rowPtr) - 1
-	for r := 0; r < nr; r++ {
+	for _, r := range d.memRows {
 		lo, hi := t.rowPtr[r], t.rowPtr[r+1]
 		idx := t.rowIdx[lo:hi]
 		s := 0.0
@@ -547,26 +621,29 @@ func (d *Detailer) energy(dv []float64, jac bool) float64 {
 		}
 		e += 0.5 * d.rowW[r] * res * res
 	}
-	for i := 0; i < t.nf; i++ {
+	for _, i := range d.lapRows {
 		lp := 0.0
 		for k := t.lapPtr[i]; k < t.lapPtr[i+1]; k++ {
 			lp += t.lapW[k] * dv[t.lapIdx[k]]
 		}
+		e += 0.5 * d.w[i] * t.area[i] * lp * lp
+	}
+	for _, i := range d.act {
 		wa := d.w[i] * t.area[i]
-		e += 0.5*wa*lp*lp + 0.5*d.kf*wa*dv[i]*dv[i] - d.g[i]*dv[i]
+		e += 0.5*d.kf*wa*dv[i]*dv[i] - d.g[i]*dv[i]
 	}
 	return e
 }
 
-// gradient writes ∇E at the point energy(·, true) was last called with.
+// gradient writes ∇E at the active points, at the point energy(·, true)
+// was last called with.
 func (d *Detailer) gradient(dv, out []float64) {
 	t := &d.t
-	for i := 0; i < t.nf; i++ {
+	for _, i := range d.act {
 		out[i] = d.kf*d.w[i]*t.area[i]*dv[i] - d.g[i]
 	}
 	d.bendApply(dv, out)
-	nr := len(t.rowPtr) - 1
-	for r := 0; r < nr; r++ {
+	for _, r := range d.memRows {
 		res := d.rowR[r]
 		if res == 0 {
 			continue
@@ -578,10 +655,11 @@ func (d *Detailer) gradient(dv, out []float64) {
 	}
 }
 
-// bendApply adds Lᵀ·diag(w·a)·L·v to out.
+// bendApply adds Lᵀ·diag(w·a)·L·v to out (entries outside the active set
+// receive garbage and are never read).
 func (d *Detailer) bendApply(v, out []float64) {
 	t := &d.t
-	for i := 0; i < t.nf; i++ {
+	for _, i := range d.lapRows {
 		lp := 0.0
 		for k := t.lapPtr[i]; k < t.lapPtr[i+1]; k++ {
 			lp += t.lapW[k] * v[t.lapIdx[k]]
@@ -593,17 +671,16 @@ func (d *Detailer) bendApply(v, out []float64) {
 	}
 }
 
-// gnApply writes H·v with the Gauss–Newton matrix
+// gnApply writes H·v at the active points, with the Gauss–Newton matrix
 // H = Σ_r w_r·J_rᵀJ_r (active rows) + Lᵀ·diag(w·a)·L + K·diag(w·a),
-// positive definite when c₀ > 0.
+// positive definite when c₀ > 0. v must be 0 outside the active set.
 func (d *Detailer) gnApply(v, out []float64) {
 	t := &d.t
-	for i := 0; i < t.nf; i++ {
+	for _, i := range d.act {
 		out[i] = d.kf * d.w[i] * t.area[i] * v[i]
 	}
 	d.bendApply(v, out)
-	nr := len(t.rowPtr) - 1
-	for r := 0; r < nr; r++ {
+	for _, r := range d.memRows {
 		if d.rowR[r] == 0 {
 			continue
 		}
@@ -621,17 +698,16 @@ func (d *Detailer) gnApply(v, out []float64) {
 
 func (d *Detailer) gnDiag() {
 	t := &d.t
-	for i := 0; i < t.nf; i++ {
+	for _, i := range d.act {
 		d.diag[i] = d.kf * d.w[i] * t.area[i]
 	}
-	for i := 0; i < t.nf; i++ {
+	for _, i := range d.lapRows {
 		wa := d.w[i] * t.area[i]
 		for k := t.lapPtr[i]; k < t.lapPtr[i+1]; k++ {
 			d.diag[t.lapIdx[k]] += wa * t.lapW[k] * t.lapW[k]
 		}
 	}
-	nr := len(t.rowPtr) - 1
-	for r := 0; r < nr; r++ {
+	for _, r := range d.memRows {
 		if d.rowR[r] == 0 {
 			continue
 		}
@@ -639,53 +715,64 @@ func (d *Detailer) gnDiag() {
 			d.diag[t.rowIdx[k]] += d.rowW[r] * d.jac[k] * d.jac[k]
 		}
 	}
-	for i := range d.diag[:t.nf] {
+	for _, i := range d.act {
 		if !(d.diag[i] > 0) {
 			d.diag[i] = 1
 		}
 	}
 }
 
-// cg solves H·x = b by Jacobi-preconditioned conjugate gradients from
-// x = 0, at most maxIt iterations, until |r| ≤ tol·|b|. It returns the
-// iterations taken.
+// cg solves H·x = b on the active set by Jacobi-preconditioned conjugate
+// gradients from x = 0, at most maxIt iterations, until |r| ≤ tol·|b|. It
+// returns the iterations taken. x is 0 outside the active set.
 func (d *Detailer) cg(b, x []float64, maxIt int, tol float64) int {
 	n := d.t.nf
 	r, z, p, ap := d.cgR[:n], d.cgZ[:n], d.cgP[:n], d.cgAp[:n]
 	clear(x[:n])
-	copy(r, b[:n])
-	bn := dot(b[:n], b[:n])
+	clear(p)
+	bn := 0.0
+	for _, i := range d.act {
+		r[i] = b[i]
+		bn += b[i] * b[i]
+	}
 	if bn == 0 {
 		return 0
 	}
-	for i := range z {
+	rz := 0.0
+	for _, i := range d.act {
 		z[i] = r[i] / d.diag[i]
+		p[i] = z[i]
+		rz += r[i] * z[i]
 	}
-	copy(p, z)
-	rz := dot(r, z)
 	it := 0
 	for it < maxIt {
 		it++
 		d.gnApply(p, ap)
-		pap := dot(p, ap)
+		pap := 0.0
+		for _, i := range d.act {
+			pap += p[i] * ap[i]
+		}
 		if !(pap > 0) {
 			break
 		}
 		a := rz / pap
-		for i := range x[:n] {
+		rr := 0.0
+		for _, i := range d.act {
 			x[i] += a * p[i]
 			r[i] -= a * ap[i]
+			rr += r[i] * r[i]
 		}
-		if dot(r, r) <= tol*tol*bn {
+		if rr <= tol*tol*bn {
 			break
 		}
-		for i := range z {
+		rz2 := 0.0
+		for _, i := range d.act {
 			z[i] = r[i] / d.diag[i]
+			rz2 += r[i] * z[i]
 		}
-		rz2 := dot(r, z)
 		beta := rz2 / rz
 		rz = rz2
-		for i := range p {
+		for _, i := range d.act {
 			p[i] = z[i] + beta*p[i]
 		}
 	}
@@ -700,25 +787,30 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-// solve runs Gauss–Newton from d.d (Tsiknis §3): linearise the membrane
-// residuals, solve H·δ = −∇E by CG, and backtrack along δ (halving, up to
-// 20 times) until the Armijo condition E(d + αδ) ≤ E(d) + 10⁻⁴·α·∇Eᵀδ
-// holds; from the second iteration on, stop when the decrement −½∇Eᵀδ is below Tolerance × the energy
-// scale (the membrane energy of d = 0 plus the current bending and
-// foundation energy), or when no step lowers E.
+// solve runs Gauss–Newton from d.d (Tsiknis §3) on the active set:
+// linearise the membrane residuals, solve H·δ = −∇E by CG, and backtrack
+// along δ (halving, up to 20 times) until the Armijo condition
+// E(d + αδ) ≤ E(d) + 10⁻⁴·α·∇Eᵀδ holds; from the second iteration on, stop
+// when the decrement −½∇Eᵀδ is below Tolerance × the energy scale (the
+// membrane energy of d = 0 plus the current bending and foundation
+// energy), or when no step lowers E.
 func (d *Detailer) solve(st *Stats) {
-	n := d.t.nf
 	p := d.p
+	d.activeSet()
+	st.Active = len(d.act)
 	e := d.energy(d.d, true)
 	st.Energy0 = e
-	for it := 0; it < p.MaxIter; it++ {
+	for it := 0; it < p.MaxIter && len(d.act) > 0; it++ {
 		d.gradient(d.d, d.grad)
 		d.gnDiag()
-		for i := 0; i < n; i++ {
+		for _, i := range d.act {
 			d.grad[i] = -d.grad[i]
 		}
 		st.CGIterations += d.cg(d.grad, d.stp, p.MaxCG, p.CGTol)
-		slope := -dot(d.grad[:n], d.stp[:n]) // ∇Eᵀδ
+		slope := 0.0 // ∇Eᵀδ
+		for _, i := range d.act {
+			slope -= d.grad[i] * d.stp[i]
+		}
 		if !(slope < 0) {
 			break
 		}
@@ -733,11 +825,12 @@ func (d *Detailer) solve(st *Stats) {
 		alpha := 1.0
 		accepted := false
 		for k := 0; k < 20; k++ {
-			for i := 0; i < n; i++ {
+			for _, i := range d.act {
 				d.dTry[i] = d.d[i] + alpha*d.stp[i]
 			}
 			et := d.energy(d.dTry, false)
 			if et <= e+1e-4*alpha*slope {
+				// Swap buffers; both are 0 outside the active set.
 				d.d, d.dTry = d.dTry, d.d
 				e = d.energy(d.d, true)
 				accepted = true
@@ -759,7 +852,8 @@ func (d *Detailer) solve(st *Stats) {
 // membraneOnly returns the membrane part of E at the last energy(·, true).
 func (d *Detailer) membraneOnly() float64 {
 	s := 0.0
-	for r, res := range d.rowR[:len(d.t.rowPtr)-1] {
+	for _, r := range d.memRows {
+		res := d.rowR[r]
 		s += 0.5 * d.rowW[r] * res * res
 	}
 	return s

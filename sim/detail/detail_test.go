@@ -36,6 +36,7 @@ func TestGradientFiniteDifference(t *testing.T) {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewSource(3))
+			det.activateAll()
 			n := det.t.nf
 			dv := make([]float64, n)
 			for i := range dv {
@@ -93,6 +94,7 @@ func TestGaussNewtonDescends(t *testing.T) {
 			prev = e
 		}
 		rng := rand.New(rand.NewSource(1))
+		det.activateAll()
 		v := make([]float64, det.t.nf)
 		hv := make([]float64, det.t.nf)
 		for k := 0; k < 5; k++ {
@@ -216,6 +218,9 @@ func TestLocalBuckle(t *testing.T) {
 			case r.X > 1.3:
 				right = math.Max(right, math.Abs(det.D()[i]))
 			}
+		}
+		if st.Active >= st.FinePoints {
+			t.Errorf("%v: active set %d of %d points; want the left half only", kind, st.Active, st.FinePoints)
 		}
 		if !(left > 0.01) || !(right < 0.01*left) {
 			t.Errorf("%v: max |d| left=%g, right=%g; want a fold left only (%d compressed faces)", kind, left, right, st.Compressed)
@@ -417,6 +422,7 @@ func TestGaussNewtonMatrix(t *testing.T) {
 			if _, err := det.Update(tc.f, &s); err != nil {
 				t.Fatal(err)
 			}
+			det.activateAll()
 			n := det.t.nf
 			dv := append([]float64(nil), det.D()...)
 			v := make([]float64, n)
