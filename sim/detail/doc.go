@@ -85,36 +85,41 @@
 // # Edge energy against face energy
 //
 // On the same 12 frames of the gathered curtain (TestCompareEnergies,
-// level 2, converged), the face energy shows the coarse edges far less:
-// mean |d| at fine points on coarse edges over mean |d| inside coarse
-// faces is 1.12 against 1.82 for the thesis's edge energy (1 = no trace of
-// the coarse mesh), and the material length deficit of the fine edges in
-// compressed faces is 0.0004 against 0.0053. It costs about the same
-// converged (952 against 1091 ms CPU at level 2) and 1.5× more within the
-// per-frame budget (114 against 77 ms at level 1), because it has a row per
-// fine edge. DefaultParams uses it.
+// level 2, converged: MaxIter 50, MaxCG 60), the face energy shows the
+// coarse edges far less: mean |d| at fine points on coarse edges over mean
+// |d| inside coarse faces is 1.15 against 2.05 for the thesis's edge
+// energy (1 = no trace of the coarse mesh), and the material length
+// deficit of the fine edges in compressed faces (the face metric's
+// max{T_e − S_e, 0}/T_e, without the slack) is 0.0043 against 0.0298.
+// It needs fewer CG iterations (295 against 541 per frame), so it costs
+// about the same (525 against 551 ms CPU at level 2, 114 against 173 ms at
+// level 1). DefaultParams uses it.
 //
 // # Cost
 //
 // go test -run XXX -bench 'Curtain|Rebuild' -benchtime 12x ./sim/detail/
-// (the curtain gathered, 7341 coarse triangles; CPU time of the process,
-// since 8 jobs shared the 2 cores and wall time was 3–4× longer; each call
-// sees a changed coarse mesh, as after an adaptation):
+// (the curtain gathered, 7341 coarse triangles on average over the 12
+// frames; CPU time of the process, because 8 jobs shared the 2 cores and
+// wall time was up to 3× longer; every call sees a changed coarse mesh, as
+// after an adaptation):
 //
 //	                    level 1 (29k fine tris)   level 2 (117k fine tris)
-//	face, budget 4×25   114 ms                    577 ms
-//	edge, budget 4×25    77 ms                    340 ms
-//	face, converged     207 ms                    952 ms
-//	edge, converged     177 ms                   1091 ms
-//	rebuild only         23 ms                    112 ms
+//	face, budget 4×25    67 ms                    304 ms
+//	edge, budget 4×25    63 ms                    239 ms
+//	face, converged     114 ms                    555 ms
+//	edge, converged     121 ms                    482 ms
+//	rebuild only         21 ms                    118 ms
 //
-// The cost is linear in the fine point count, so ×4 per level. This does
-// not reach the 33 ms per frame at 10k triangles on this machine:
-// the viewer has to run it on its own goroutine and draw the newest
-// finished surface (it then lags the simulation by a few frames), or use
-// it for exports. Most of the time is the CG products (the bending
-// Laplacian applied twice and one row per membrane term) and, after each
-// adaptation, the rebuild of the fine topology.
+// The solve runs on the active set (compressed or visibly displaced points
+// and three rings around them, about half of the curtain's fine points);
+// the cost grows with the fine point count, ×4 per level. This does not
+// reach the 33 ms per frame at 10k triangles on this machine: the
+// viewer has to run it on its own goroutine and draw the newest finished
+// surface (it then lags the simulation by two or three frames at level 1),
+// or use it for exports. The time goes to the CG products (the bending
+// Laplacian applied twice, one row per membrane term) and, after every
+// adaptation, to the rebuild of the fine topology (a third of a frame at
+// level 1), which could be made incremental.
 //
 // The package is pure Go and starts no goroutines, so it never touches
 // the simulation's worker pool: the viewer runs it on its own goroutine on
