@@ -204,7 +204,8 @@ type Detailer struct {
 	// warm start across topology changes
 	oldKeys map[[2]uint64]float64
 
-	trace func(e float64) // tests: called with E after every accepted step
+	trace     func(e float64) // tests: called with E after every accepted step
+	allActive bool            // tests: solve on every point
 
 	// active set of the current frame (activeSet)
 	mark    []uint8
@@ -527,7 +528,7 @@ func (d *Detailer) activeSet() {
 	clear(d.mark)
 	small := activeSmall * t.hMean
 	for i := 0; i < n; i++ {
-		if d.c[i] > 0 || math.Abs(d.d[i]) > small {
+		if d.c[i] > 0 || math.Abs(d.d[i]) > small || d.allActive {
 			d.mark[i] = 1
 		}
 	}

@@ -141,6 +141,7 @@ func TestBuckle(t *testing.T) {
 				{"strip compressed 10%", compressX(strip, 0.1), true, 0.1 / float64(int(1)<<level)},
 				{"strip compressed 10%, moved rigidly", rot(compressX(strip, 0.1)), true, 0.1 / float64(int(1)<<level)},
 				{"strip stretched 5%", compressX(strip, -0.05), false, 0},
+				{"strip compressed 0.5% (below Slack)", compressX(strip, 0.005), false, 0},
 				{"strip at rest, rotated", rot(strip), false, 0},
 			} {
 				p := DefaultParams()
@@ -485,4 +486,36 @@ func converged() Params {
 	p := DefaultParams()
 	p.MaxIter, p.MaxCG = 50, 60
 	return p
+}
+
+// TestActiveSet: solving on the active set gives the same folds as solving
+// on every point.
+func TestActiveSet(t *testing.T) {
+	base := sheet(t, 2, 0.5, 20, 5)
+	f := &Frame{Rest: base.Rest, Tris: base.Tris}
+	for _, p := range base.Pos {
+		if p.X < 1 {
+			p.X *= 0.9
+		} else {
+			p.X -= 0.1
+		}
+		f.Pos = append(f.Pos, p)
+	}
+	p := converged()
+	a, b := NewDetailer(p), NewDetailer(p)
+	b.allActive = true
+	var s Surface
+	sa, _ := a.Update(f, &s)
+	sb, _ := b.Update(f, &s)
+	if sa.Active >= sb.Active {
+		t.Fatalf("active set %d, all %d", sa.Active, sb.Active)
+	}
+	worst := 0.0
+	for i := range a.D() {
+		worst = math.Max(worst, math.Abs(a.D()[i]-b.D()[i]))
+	}
+	if worst > 0.05*sb.MaxD {
+		t.Errorf("max |d_active − d_all| got=%g, want≤%g", worst, 0.05*sb.MaxD)
+	}
+	t.Logf("active %d of %d points, max difference %.2g of max |d| %.3g", sa.Active, sb.Active, worst, sb.MaxD)
 }
