@@ -519,3 +519,37 @@ func TestActiveSet(t *testing.T) {
 	}
 	t.Logf("active %d of %d points, max difference %.2g of max |d| %.3g", sa.Active, sb.Active, worst, sb.MaxD)
 }
+
+// TestMapping: every fine point maps back to a coarse face and barycentric
+// coordinates that reproduce its material coordinates, and the sheet's
+// fine points on coarse edges have a zero coordinate.
+func TestMapping(t *testing.T) {
+	m, _ := geom.IrregularGrid(1, 0.6, 30, 11)
+	f := frameOf(m)
+	for level := 1; level <= 3; level++ {
+		p := DefaultParams()
+		p.Level = level
+		det := NewDetailer(p)
+		var s Surface
+		if _, err := det.Update(f, &s); err != nil {
+			t.Fatal(err)
+		}
+		face, bary := det.Mapping()
+		worst := 0.0
+		for i, r := range det.Rest() {
+			tr := f.Tris[face[i]]
+			b := bary[i]
+			if math.Abs(b[0]+b[1]+b[2]-1) > 1e-15 || b[0] < 0 || b[1] < 0 || b[2] < 0 {
+				t.Fatalf("level %d point %d: barycentric %v", level, i, b)
+			}
+			q := f.Rest[tr[0]].Scale(b[0]).Add(f.Rest[tr[1]].Scale(b[1])).Add(f.Rest[tr[2]].Scale(b[2]))
+			worst = math.Max(worst, math.Sqrt(q.Sub(r).Norm2()))
+		}
+		if worst > 1e-14 {
+			t.Errorf("level %d: mapped material point off by %g", level, worst)
+		}
+		if n := len(face); n != det.t.nf {
+			t.Errorf("level %d: %d mapped of %d", level, n, det.t.nf)
+		}
+	}
+}

@@ -6,25 +6,8 @@ import (
 	"drape/sim/geom"
 )
 
-// frameOf compacts the live slots of m into a Frame.
-func frameOf(m *geom.Mesh) *Frame {
-	idx := make([]int32, len(m.Pos))
-	f := &Frame{}
-	for i := range m.Pos {
-		idx[i] = -1
-		if m.VertAlive[i] {
-			idx[i] = int32(len(f.Pos))
-			f.Pos = append(f.Pos, m.Pos[i])
-			f.Rest = append(f.Rest, m.Rest[i])
-		}
-	}
-	for fi, t := range m.Tris {
-		if m.FaceAlive(fi) {
-			f.Tris = append(f.Tris, [3]int32{idx[t[0]], idx[t[1]], idx[t[2]]})
-		}
-	}
-	return f
-}
+// frameOf compacts the live slots of m into a new Frame.
+func frameOf(m *geom.Mesh) *Frame { return FrameOf(m, nil) }
 
 // sheet returns a flat nx×ny grid of size w×h in the z = 0 plane with
 // material coordinates equal to (x, y).
