@@ -68,11 +68,13 @@ type Params struct {
 	// length. Larger: folds keep the material length more closely (taller
 	// folds). > 0.
 	Stretch float64
-	// Wavelength is the preferred fold wavelength λ in fine rest edge
-	// lengths: it sets the stiffness K = κ_bend·k⁴ of the elastic
-	// foundation ½K·Σ w_i·a_i·d_i² that holds the fine surface near the
-	// Loop surface (the plate-on-foundation wrinkle wavelength
-	// λ = 2π(B/K)^¼). ≥ 2 (Nyquist).
+	// Wavelength is the fold wavelength λ in fine rest edge lengths: the
+	// wavelength of the seed pattern φ, which decides the folds' spacing
+	// (TestWrinkleWavelength), and of the elastic foundation
+	// ½K·Σ w_i·a_i·d_i², K = κ_bend·k⁴, that holds the fine surface near
+	// the Loop surface (a plate on a foundation wrinkles at
+	// λ = 2π(B/K)^¼). At 4 the folds are sampled by 4 points and look
+	// jagged; 6 is the default. ≥ 2 (Nyquist).
 	Wavelength float64
 	// Floor is c₀ in the point weight w_i = c_i + c₀ of the bending and
 	// foundation terms (c_i the coarse compression at i, eq. 3.2's
@@ -113,7 +115,7 @@ func DefaultParams() Params {
 		Level:      1,
 		Energy:     FaceEnergy,
 		Stretch:    50,
-		Wavelength: 4,
+		Wavelength: 6,
 		Floor:      0.02,
 		Slack:      0.01,
 		Seed:       0.02,

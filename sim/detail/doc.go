@@ -8,6 +8,16 @@
 // backtracking line search, warm-started from the previous frame
 // (Detailer.Update). WriteSurface exports the result as PLY or OBJ.
 //
+// # Use
+//
+//	det := detail.NewDetailer(detail.DefaultParams())
+//	frame := detail.FrameOf(sim.Mesh, frame) // or from the viewer's snapshot
+//	stats, err := det.Update(frame, &surface) // surface: Pos, Normal, Tris
+//	err = detail.WriteSurface(w, &surface, det.Rest(), "ply")
+//
+// One Detailer per goroutine; once warm, an Update on unchanged coarse
+// faces allocates nothing (TestNoAllocWarm).
+//
 // # The energy
 //
 //	E(d) = ½ Σ_r w_r·max{T_r − S_r(d), 0}²      membrane (eq. 3.1)
@@ -34,12 +44,13 @@
 //   - The membrane term is one-sided (max{·, 0}): displacements can only
 //     lengthen a polyline, so a stretched or unstrained edge must not pull
 //     on d; without it a curved but unstrained cloth buckles
-//     (TestNoBuckleWithoutCompression).
+//     (TestBuckle: stretched and resting cases).
 //   - The foundation term ½K·Σ w_i a_i d_i² holds the fine surface near the
 //     Loop surface. Without it a linear d (a tilt) has no bending energy and
-//     lengthens every polyline, so the minimiser tilts the whole sheet; with
-//     it the folds take the wrinkle wavelength λ = 2π(1/K)^¼ of a plate on
-//     an elastic foundation, set by Params.Wavelength in fine edges.
+//     lengthens every polyline, so the minimiser tilts the whole sheet.
+//     K = κ_bend·(2π/λ)⁴ is the stiffness at which a plate on a foundation
+//     wrinkles at λ = Params.Wavelength fine edges; in practice the seed
+//     pattern (same λ) decides the spacing (TestWrinkleWavelength).
 //
 // # A continuous locus of minima (no popping)
 //
