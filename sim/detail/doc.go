@@ -98,28 +98,29 @@
 // On the same 12 frames of the gathered curtain (TestCompareEnergies,
 // level 2, converged: MaxIter 50, MaxCG 60), the face energy shows the
 // coarse edges far less: mean |d| at fine points on coarse edges over mean
-// |d| inside coarse faces is 1.15 against 2.05 for the thesis's edge
+// |d| inside coarse faces is 1.10 against 1.62 for the thesis's edge
 // energy (1 = no trace of the coarse mesh), and the material length
 // deficit of the fine edges in compressed faces (the face metric's
-// max{T_e − S_e, 0}/T_e, without the slack) is 0.0043 against 0.0298.
-// It needs fewer CG iterations (295 against 541 per frame), so it costs
-// about the same (525 against 551 ms CPU at level 2, 114 against 173 ms at
-// level 1). DefaultParams uses it.
+// max{T_e − S_e, 0}/T_e, without the slack) is 0.0039 against 0.0267.
+// It needs fewer CG iterations (299 against 586 per frame) on more rows,
+// so it costs about the same (789 against 704 ms CPU at level 2, 134
+// against 139 ms at level 1). Within the per-frame budget the ratios are
+// 1.10 against 1.49 and 0.0044 against 0.0270. DefaultParams uses it.
 //
 // # Cost
 //
 // go test -run XXX -bench 'Curtain|Rebuild' -benchtime 12x ./sim/detail/
 // (the curtain gathered, 7341 coarse triangles on average over the 12
 // frames; CPU time of the process, because 8 jobs shared the 2 cores and
-// wall time was up to 3× longer; every call sees a changed coarse mesh, as
-// after an adaptation):
+// wall time was 1.5–3× longer, and even CPU times varied by ±20 % between
+// runs; every call sees a changed coarse mesh, as after an adaptation):
 //
 //	                    level 1 (29k fine tris)   level 2 (117k fine tris)
-//	face, budget 4×25    67 ms                    304 ms
-//	edge, budget 4×25    63 ms                    239 ms
-//	face, converged     114 ms                    555 ms
-//	edge, converged     121 ms                    482 ms
-//	rebuild only         21 ms                    118 ms
+//	face, budget 4×25    74 ms                    339 ms
+//	edge, budget 4×25    71 ms                    272 ms
+//	face, converged     126 ms                    626 ms
+//	edge, converged     147 ms                    687 ms
+//	rebuild only         19 ms                     91 ms
 //
 // The solve runs on the active set (compressed or visibly displaced points
 // and three rings around them, about half of the curtain's fine points);
