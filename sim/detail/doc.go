@@ -25,7 +25,10 @@
 //	     + ½ K Σ_i (c_i + c₀)·a_i·d_i²          foundation
 //	     − Σ_i g_i·d_i                          seed (imperfection)
 //
-// With EdgeEnergy a row r is a coarse edge: S_r the length of the displaced
+// x_i are the level-L Loop points (not pushed to the limit surface; the
+// limit masks are there for callers that want them), n̂_i the area-weighted
+// normals of the undisplaced fine mesh. With EdgeEnergy a row r is a
+// coarse edge: S_r the length of the displaced
 // fine polyline along it, T_r its rest length L_c scaled by S⁰_r/ℓ_c (the
 // undisplaced polyline over the current chord), because Loop smooths even an
 // unstrained sheet and eq. 3.1's bare L_c would then buckle a cloth at rest.
@@ -33,7 +36,8 @@
 // deformation gradient of the coarse face(s) it lies in and t̂_r its material
 // direction: the coarse face's metric tensor FᵀF, sampled along all fine
 // edges, so the interior of a face is driven as much as its edges (ch. 4's
-// proposal). c_i is the compression max{1 − σ_min(F), 0} of the coarse
+// proposal). Both targets are multiplied by 1 − c_min (Params.Slack).
+// c_i is the compression max{1 − σ_min(F), 0} of the coarse
 // faces at i (eq. 3.2's max{−ε_c, 0}, averaged over the faces at the
 // point as §3 says), a_i the point's rest area, Lap_i the discrete
 // Laplacian divided by the rest edge length squared (eq. 3.2's
