@@ -37,7 +37,7 @@
 // direction: the coarse face's metric tensor FᵀF, sampled along all fine
 // edges, so the interior of a face is driven as much as its edges (ch. 4's
 // proposal). Both targets are multiplied by 1 − c_min (Params.Slack).
-// c_i is the compression max{1 − σ_min(F), 0} of the coarse
+// c_i is the compression max{1 − σ_min(F) − c_min, 0} of the coarse
 // faces at i (eq. 3.2's max{−ε_c, 0}, averaged over the faces at the
 // point as §3 says), a_i the point's rest area, Lap_i the discrete
 // Laplacian divided by the rest edge length squared (eq. 3.2's
