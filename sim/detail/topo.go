@@ -1,0 +1,314 @@
+package detail
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"drape/sim/geom"
+)
+
+// topo is everything about the fine mesh that depends only on the coarse
+// faces, their material coordinates and the level: rebuilt when those
+// change (after an adaptation step of the cloth), kept otherwise.
+type topo struct {
+	level  int
+	kind   EnergyKind
+	nc     int          // coarse vertices
+	tris   [][3]int32   // coarse faces (copy)
+	rest   []geom.Vec2  // coarse material coordinates (copy)
+	levels []loopLevel  // one per subdivision step
+	nf     int          // fine vertices
+	fine   [][3]int32   // fine faces
+	faceOf []int32      // coarse face of each fine face
+	fRest  []geom.Vec2  // material coordinates of the fine vertices
+	mFace  []int32      // coarse face each fine vertex maps to
+	mBary  [][3]float64 // its barycentric coordinates in that face
+
+	// Membrane rows (EdgeEnergy: one per coarse edge, the ordered fine
+	// points along it; FaceEnergy: one per fine edge, its two endpoints).
+	rowPtr  []int32
+	rowIdx  []int32
+	rowA    []int32    // EdgeEnergy: coarse endpoints a, b
+	rowB    []int32    //
+	rowFace [][2]int32 // FaceEnergy: coarse faces beside the fine edge (−1: none)
+	rowRest []float64  // rest length: L_c of the coarse edge, or of the fine edge, m
+	rowDir  []geom.Vec2
+
+	// Bending rows: discrete Laplacian per fine vertex, lapW over lapIdx,
+	// already divided by h_i² so that Lap_i d ≈ ∇²d, 1/m.
+	lapPtr []int32
+	lapIdx []int32
+	lapW   []float64
+	area   []float64 // a_i = ⅓ Σ rest areas of the fine faces at i, m²
+	ntri   []float64 // number of fine faces at i
+	hMean  float64   // mean fine rest edge length, m
+	cMean  float64   // mean coarse rest edge length, m
+	phi    []float64 // seed pattern φ(material coordinates) ∈ [−1, 1]
+}
+
+// sameInput reports whether f has the faces, level and material
+// coordinates t was built from.
+func (t *topo) sameInput(f *Frame, level int, kind EnergyKind) bool {
+	return t.nf > 0 && t.level == level && t.kind == kind && t.nc == len(f.Pos) &&
+		slices.Equal(t.tris, f.Tris) && slices.Equal(t.rest, f.Rest)
+}
+
+// buildTopo subdivides f's faces level times and sets up the mapping back
+// to the coarse mesh, the membrane rows of the chosen energy and the
+// bending rows.
+func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64) error {
+	t.level = level
+	t.kind = kind
+	t.nc = len(f.Pos)
+	t.tris = append(t.tris[:0], f.Tris...)
+	t.rest = append(t.rest[:0], f.Rest...)
+	if cap(t.levels) < level {
+		t.levels = make([]loopLevel, level)
+	}
+	t.levels = t.levels[:level]
+
+	// Barycentric coordinates of each fine face's corners in its coarse face.
+	type corners [3][3]float64
+	faceOf := make([]int32, len(f.Tris))
+	bary := make([]corners, len(f.Tris))
+	for i := range faceOf {
+		faceOf[i] = int32(i)
+		bary[i] = corners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	}
+	tris := f.Tris
+	rest := slices.Clone(f.Rest)
+	nv := len(f.Pos)
+	corner := restCorners(f.Rest, f.Tris)
+	for l := 0; l < level; l++ {
+		L := &t.levels[l]
+		if err := buildLoopLevel(L, nv, tris, corner); err != nil {
+			return fmt.Errorf("detail: subdividing (level %d): %w", l+1, err)
+		}
+		r := make([]geom.Vec2, nv+L.ne)
+		copy(r, rest)
+		for e, ab := range L.restMid {
+			r[nv+e] = rest[ab[0]].Add(rest[ab[1]]).Scale(0.5)
+		}
+		nFace := make([]int32, len(L.tris))
+		nBary := make([]corners, len(L.tris))
+		for c, p := range L.parent {
+			nFace[c] = faceOf[p]
+			b := bary[p]
+			mid := func(i, j int) [3]float64 {
+				return [3]float64{(b[i][0] + b[j][0]) / 2, (b[i][1] + b[j][1]) / 2, (b[i][2] + b[j][2]) / 2}
+			}
+			m0, m1, m2 := mid(0, 1), mid(1, 2), mid(2, 0)
+			switch c % 4 {
+			case 0:
+				nBary[c] = corners{b[0], m0, m2}
+			case 1:
+				nBary[c] = corners{b[1], m1, m0}
+			case 2:
+				nBary[c] = corners{b[2], m2, m1}
+			case 3:
+				nBary[c] = corners{m0, m1, m2}
+			}
+		}
+		faceOf, bary, rest, tris = nFace, nBary, r, L.tris
+		nv += L.ne
+	}
+	t.nf = nv
+	t.fine = tris
+	t.faceOf = faceOf
+	t.fRest = rest
+	t.mFace = make([]int32, nv)
+	t.mBary = make([][3]float64, nv)
+	for i := range t.mFace {
+		t.mFace[i] = -1
+	}
+	for c, tr := range tris {
+		for k, v := range tr {
+			if t.mFace[v] < 0 {
+				t.mFace[v] = faceOf[c]
+				t.mBary[v] = bary[c][k]
+			}
+		}
+	}
+
+	// Fine edges, and per fine vertex its neighbours, area and face count.
+	keys := make([]uint64, 0, 3*len(tris))
+	for _, tr := range tris { // fine edges
+		for i := 0; i < 3; i++ {
+			keys = append(keys, edgeKey(tr[i], tr[(i+1)%3]))
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	efaces := make([][2]int32, len(keys))
+	for i := range efaces {
+		efaces[i] = [2]int32{-1, -1}
+	}
+	t.area = make([]float64, nv)
+	t.ntri = make([]float64, nv)
+	for c, tr := range tris {
+		a := geom.RestArea(rest[tr[0]], rest[tr[1]], rest[tr[2]])
+		for i, v := range tr {
+			t.area[v] += math.Abs(a) / 3
+			t.ntri[v]++
+			e, _ := slices.BinarySearch(keys, edgeKey(v, tr[(i+1)%3]))
+			if efaces[e][0] < 0 {
+				efaces[e][0] = faceOf[c]
+			} else {
+				efaces[e][1] = faceOf[c]
+			}
+		}
+	}
+	deg := make([]int32, nv)
+	bdeg := make([]int32, nv)
+	hsq := make([]float64, nv)
+	hsum := 0.0
+	for e, k := range keys {
+		a, b := int32(k>>32), int32(uint32(k))
+		l2 := rest[a].Sub(rest[b]).Norm2()
+		hsum += math.Sqrt(l2)
+		deg[a]++
+		deg[b]++
+		hsq[a] += l2
+		hsq[b] += l2
+		if efaces[e][1] < 0 {
+			bdeg[a]++
+			bdeg[b]++
+		}
+	}
+	t.hMean = hsum / float64(max(len(keys), 1))
+	nbPtr := make([]int32, nv+1)
+	for v := 0; v < nv; v++ {
+		nbPtr[v+1] = nbPtr[v] + deg[v]
+	}
+	nb := make([]int32, nbPtr[nv])
+	isB := make([]bool, len(nb))
+	fill := slices.Clone(nbPtr[:nv])
+	for e, k := range keys {
+		a, b := int32(k>>32), int32(uint32(k))
+		bd := efaces[e][1] < 0
+		nb[fill[a]], isB[fill[a]] = b, bd
+		fill[a]++
+		nb[fill[b]], isB[fill[b]] = a, bd
+		fill[b]++
+	}
+	// Laplacian rows. Interior: Lap_i d = 4(Σ_j d_j/m − d_i)/h_i² (the
+	// regular-lattice estimate of ∇²d, h_i² the mean squared rest length
+	// of i's edges); this is eq. 3.2's (Σ_j d_j − m·d_i) scaled by 4/(m·h_i²)
+	// so that the bending energy does not depend on the level. On the
+	// boundary (exactly two boundary edges): the 1D second difference
+	// along the boundary (d_a + d_b − 2d_i)/h_i², as a one-sided ring would
+	// count a tilt as bending. Elsewhere (corners): none.
+	t.lapPtr = append(slices.Grow(t.lapPtr[:0], nv+1), 0)
+	t.lapIdx = slices.Grow(t.lapIdx[:0], nv+len(nb))
+	t.lapW = slices.Grow(t.lapW[:0], nv+len(nb))
+	for v := 0; v < nv; v++ {
+		m := deg[v]
+		h2 := hsq[v] / float64(max(m, 1))
+		switch {
+		case bdeg[v] == 0 && m >= 3:
+			t.lapIdx = append(t.lapIdx, int32(v))
+			t.lapW = append(t.lapW, -4/h2)
+			for _, u := range nb[nbPtr[v]:nbPtr[v+1]] {
+				t.lapIdx = append(t.lapIdx, u)
+				t.lapW = append(t.lapW, 4/(float64(m)*h2))
+			}
+		case bdeg[v] == 2:
+			var h2b float64
+			for k := nbPtr[v]; k < nbPtr[v+1]; k++ {
+				if isB[k] {
+					h2b += rest[nb[k]].Sub(rest[v]).Norm2() / 2
+				}
+			}
+			t.lapIdx = append(t.lapIdx, int32(v))
+			t.lapW = append(t.lapW, -2/h2b)
+			for k := nbPtr[v]; k < nbPtr[v+1]; k++ {
+				if isB[k] {
+					t.lapIdx = append(t.lapIdx, nb[k])
+					t.lapW = append(t.lapW, 1/h2b)
+				}
+			}
+		}
+		t.lapPtr = append(t.lapPtr, int32(len(t.lapIdx)))
+	}
+
+	// Membrane rows.
+	nrow, nidx := len(keys), 2*len(keys)
+	if kind == EdgeEnergy {
+		nrow = len(t.levels[0].edges)
+		nidx = nrow * (1<<level + 1)
+	}
+	t.rowPtr = append(slices.Grow(t.rowPtr[:0], nrow+1), 0)
+	t.rowIdx = slices.Grow(t.rowIdx[:0], nidx)
+	t.rowA, t.rowB = slices.Grow(t.rowA[:0], nrow), slices.Grow(t.rowB[:0], nrow)
+	t.rowFace = slices.Grow(t.rowFace[:0], nrow)
+	t.rowRest = slices.Grow(t.rowRest[:0], nrow)
+	t.rowDir = slices.Grow(t.rowDir[:0], nrow)
+	csum := 0.0
+	L0 := &t.levels[0]
+	for _, k := range L0.edges {
+		a, b := int32(k>>32), int32(uint32(k))
+		csum += f.Rest[a].Sub(f.Rest[b]).Norm2()
+	}
+	t.cMean = math.Sqrt(csum / float64(max(len(L0.edges), 1)))
+	switch kind {
+	case EdgeEnergy:
+		// Walk each coarse edge down the levels: between consecutive
+		// points x, y of its chain the next level inserts the odd vertex
+		// of edge (x, y).
+		chain := make([]int32, 0, 1<<level+1)
+		next := make([]int32, 0, 1<<level+1)
+		for _, k := range L0.edges {
+			a, b := int32(k>>32), int32(uint32(k))
+			chain = append(chain[:0], a, b)
+			for l := 0; l < level; l++ {
+				L := &t.levels[l]
+				next = append(next[:0], chain[0])
+				for j := 1; j < len(chain); j++ {
+					e := L.edgeIndex(chain[j-1], chain[j])
+					next = append(next, int32(L.nv)+e, chain[j])
+				}
+				chain, next = next, chain
+			}
+			t.rowIdx = append(t.rowIdx, chain...)
+			t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
+			t.rowA = append(t.rowA, a)
+			t.rowB = append(t.rowB, b)
+			t.rowRest = append(t.rowRest, f.Rest[a].Sub(f.Rest[b]).Norm2())
+		}
+		for i, l2 := range t.rowRest {
+			t.rowRest[i] = math.Sqrt(l2)
+		}
+	case FaceEnergy:
+		for e, k := range keys {
+			a, b := int32(k>>32), int32(uint32(k))
+			t.rowIdx = append(t.rowIdx, a, b)
+			t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
+			d := rest[b].Sub(rest[a])
+			l := math.Sqrt(d.Norm2())
+			t.rowRest = append(t.rowRest, l)
+			t.rowDir = append(t.rowDir, d.Scale(1/l))
+			t.rowFace = append(t.rowFace, efaces[e])
+		}
+	}
+
+	// Seed pattern: three plane waves of wavelength λ in material space, so
+	// that it is the same material pattern in every frame (no popping when
+	// the mesh adapts) and has a component along every fold direction.
+	lam := wavelength * t.hMean
+	kk := 2 * math.Pi / lam
+	t.phi = make([]float64, nv)
+	for i, r := range rest {
+		t.phi[i] = (math.Sin(kk*r.X+0.3) + math.Sin(kk*r.Y+1.1) +
+			math.Sin(kk*(0.5*r.X+0.866*r.Y)+2.3)) / 3
+	}
+	return nil
+}
+
+// restKey is the exact bit pattern of a fine point's material coordinates.
+// Odd vertices get (R_a + R_b)/2 from their parents at every level, which
+// rounds the same way whatever the order of a and b, so a fine point that
+// exists in two frames has the same key in both (used for the warm start).
+func restKey(r geom.Vec2) [2]uint64 {
+	return [2]uint64{math.Float64bits(r.X + 0), math.Float64bits(r.Y + 0)}
+}
