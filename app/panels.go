@@ -716,10 +716,12 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	}
 	imgui.Textf("simulation  %6.1f steps/s", sps)
 	imgui.Textf("real time   %6.2f×  (target %s)", rtf, target)
-	imgui.Textf("step        %6.1f ms", total)
-	imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
 	if st.Collide > 0 {
-		imgui.Textf("  collisions %5.1f (%.0f %%)", ms(st.Collide), 100*ms(st.Collide)/max(total, 1e-9))
+		imgui.Textf("step        %6.1f ms  (collisions %.0f %%)", total, 100*ms(st.Collide)/total)
+		imgui.Textf("  asm %5.1f  solve %5.1f  coll %5.1f  other %4.1f", ms(st.Assemble), ms(st.Solve), ms(st.Collide), ms(st.Other+st.Adapt))
+	} else {
+		imgui.Textf("step        %6.1f ms", total)
+		imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
 	}
 	imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
 	imgui.Textf("PCG         %6d iterations", st.Iterations)
