@@ -87,9 +87,10 @@ type Interaction struct {
 
 	// Drag of an obstacle (modeObstacle); the plane and epoch are shared
 	// with the vertex drag.
-	Obstacle int        // index of the obstacle being dragged, −1 when none
-	obsStart mgl32.Vec3 // its user offset at the press, m
-	obsHit   mgl32.Vec3 // the grabbed point on its surface, world m
+	Obstacle      int        // index of the obstacle being dragged, −1 when none
+	HideObstacles bool       // the obstacles are not drawn (O), so they cannot be grabbed
+	obsStart      mgl32.Vec3 // its user offset at the press, m
+	obsHit        mgl32.Vec3 // the grabbed point on its surface, world m
 }
 
 // NewInteraction returns an idle interaction.
@@ -180,7 +181,7 @@ func (in *Interaction) startDrag(cam *render.Camera, snap *Snapshot, slot int32,
 func (in *Interaction) startObstacleDrag(cam *render.Camera, snap *Snapshot) {
 	origin, dir := cam.Ray(float32(in.lastX), float32(in.lastY))
 	i, hit, ok := PickObstacle(snap, origin, dir)
-	if !ok {
+	if !ok || in.HideObstacles {
 		in.mode = modeOrbit
 		return
 	}

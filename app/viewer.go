@@ -322,6 +322,7 @@ func (v *viewer) frame(screenshot bool) error {
 	for _, e := range v.loop.Events() {
 		v.ui.event(e)
 	}
+	v.in.HideObstacles = !v.ui.toggles.obstacles
 	v.in.Update(snap, v.loop)
 	if snap.Seq != v.uploadedSeq {
 		err := v.cloth.Upload(snap.Drawn().mesh())
