@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"drape/assets"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
 )
@@ -92,4 +93,102 @@ func TestLoopMoveObstacle(t *testing.T) {
 	if ev := l.Events(); len(ev) != 1 || ev[0].Err == nil {
 		t.Errorf("moving obstacle 5 of 2: got events %v, want one error", ev)
 	}
+}
+
+// TestLoopSetContact: the Contact panel's edits go through
+// CmdSetContact like the other blocks: a valid one is in force in the
+// next snapshot, an invalid one (h = 0) is answered in EditErr and the
+// settings in force stay; Reset keeps the edit.
+func TestLoopSetContact(t *testing.T) {
+	l := newTestLoop(t, filepath.Join("testdata", "sphere-push.json"), true)
+	runLoop(t, l)
+	s := l.Snapshots().Acquire()
+	p := s.Contact
+	p.Thickness, p.CCDIterations = 0.005, 7
+	l.Send(Command{Kind: CmdSetContact, Contact: p})
+	s = waitFor(t, l, "the edit", func(s *Snapshot) bool { return s.EditSeq == 1 })
+	if s.Contact != p || s.EditErr != "" {
+		t.Errorf("contact after a valid edit: got %+v (%q), want %+v", s.Contact, s.EditErr, p)
+	}
+	bad := p
+	bad.Thickness = 0
+	l.Send(Command{Kind: CmdSetContact, Contact: bad})
+	s = waitFor(t, l, "the rejection", func(s *Snapshot) bool { return s.EditSeq == 2 })
+	if s.Contact != p || s.EditErr == "" {
+		t.Errorf("contact after h = 0: got %+v, EditErr %q, want %+v kept and an error", s.Contact, s.EditErr, p)
+	}
+	epoch := s.Epoch
+	l.Send(Command{Kind: CmdReset})
+	s = waitFor(t, l, "the reset", func(s *Snapshot) bool { return s.Epoch == epoch+1 })
+	if s.Contact != p {
+		t.Errorf("contact after Reset: got %+v, want the edit %+v", s.Contact, p)
+	}
+}
+
+// TestObstacleSnapshotCheap: while nothing moves, filling a snapshot
+// copies no obstacle geometry (ObstacleGen stays, no allocation once the
+// three buffers hold it); a move takes a new gen and redraws the ball
+// there.
+func TestObstacleSnapshotCheap(t *testing.T) {
+	l := newTestLoop(t, filepath.Join("testdata", "sphere-push.json"), true)
+	gen := l.Snapshots().Acquire().ObstacleGen
+	for range 6 {
+		l.publish(0)
+	}
+	f := l.s.(*femModel)
+	fill := func() {
+		dst := l.buf.Writable()
+		f.obs.fill(dst, f.sim.Obstacles(), f.sim.Time)
+		l.buf.Publish()
+	}
+	if a := testing.AllocsPerRun(50, fill); a != 0 {
+		t.Errorf("allocations per obstacle fill with static obstacles: got=%v, want=0", a)
+	}
+	if s := l.Snapshots().Acquire(); s.ObstacleGen != gen {
+		t.Errorf("ObstacleGen changed without motion: %d → %d", gen, s.ObstacleGen)
+	}
+	if err := l.s.MoveObstacle(0, geom.Vec3{X: 0.25}); err != nil {
+		t.Fatal(err)
+	}
+	l.publish(0)
+	s := l.Snapshots().Acquire()
+	if s.ObstacleGen == gen || math.Abs(float64(s.Obstacles[0].Center[0])-0.25) > 1e-3 || s.Obstacles[0].Offset[0] != 0.25 {
+		t.Errorf("after a move: gen %d → %d, ball centre %v, offset %v; want a new gen and the ball at x = 0.25", gen, s.ObstacleGen, s.Obstacles[0].Center, s.Obstacles[0].Offset)
+	}
+	for _, off := range []geom.Vec3{{X: math.NaN()}, {Y: 1e9}} {
+		if err := l.s.MoveObstacle(0, off); err == nil {
+			t.Errorf("MoveObstacle(0, %v): got nil, want an error", off)
+		}
+	}
+}
+
+// BenchmarkObstacleFill measures what the obstacles add to a snapshot on
+// sphere-adaptive (an icosphere of 2562 vertices and the ground square):
+// nothing to copy while they stand still, a rebuild and copy while one is
+// dragged.
+func BenchmarkObstacleFill(b *testing.B) {
+	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: "sphere-adaptive", Paused: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := l.s.(*femModel)
+	fill := func() {
+		f.obs.fill(l.buf.Writable(), f.sim.Obstacles(), f.sim.Time)
+		l.buf.Publish()
+	}
+	b.Run("static", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			fill()
+		}
+	})
+	b.Run("moving", func(b *testing.B) {
+		b.ReportAllocs()
+		x := 0.0
+		for b.Loop() {
+			x += 1e-3
+			f.MoveObstacle(0, geom.Vec3{X: x})
+			fill()
+		}
+	})
 }
