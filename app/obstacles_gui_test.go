@@ -11,9 +11,10 @@ import (
 
 // TestGUIObstacles uses the viewer on testdata/sphere-push.json (a sheet
 // hanging in front of a ball, over the ground) as a person would: the
-// ball is drawn in its grey-blue, O hides it and shows it again, and a
-// Shift + left drag with the mouse moves it (--state's offset), after
-// which the running simulation stays finite. The screenshots are kept
+// ball is drawn in its grey-blue, O hides it and shows it again, a
+// Shift + left drag with the mouse moves it (--state's offset) at once
+// while paused, and, running, a drag takes it through the sheet while the
+// simulation stays finite. The screenshots are kept
 // with DRAPE_TEST_OUT.
 func TestGUIObstacles(t *testing.T) {
 	needDisplay(t)
@@ -51,40 +52,57 @@ func TestGUIObstacles(t *testing.T) {
 	}
 	key("o")
 
-	// Shift + left drag from the ball's centre 150 px to the left.
+	// Paused, a Shift + left drag from the ball's centre 100 px to the
+	// left puts it there at once.
 	move(bx, by)
 	v.poll("the hover", func(s State) bool { return s.Frames > st.Frames+6 })
-	xdotool(t, "keydown", "shift")
-	xdotool(t, "mousedown", "1")
-	v.poll("the grab", func(s State) bool { return s.DraggedObstacle == 0 })
-	const dx = -150
-	for i := 1; i <= 10; i++ {
-		move(bx+dx*i/10, by)
-		time.Sleep(40 * time.Millisecond)
+	drag := func(dx int) {
+		xdotool(t, "keydown", "shift")
+		xdotool(t, "mousedown", "1")
+		v.poll("the grab", func(s State) bool { return s.DraggedObstacle == 0 })
+		for i := 1; i <= 10; i++ {
+			move(bx+dx*i/10, by)
+			time.Sleep(40 * time.Millisecond)
+		}
 	}
-	moved := v.poll("the ball to move", func(s State) bool { return s.Obstacles[0].Offset[0] < -0.1 })
-	xdotool(t, "mouseup", "1")
-	xdotool(t, "keyup", "shift")
-	rel := v.poll("the release", func(s State) bool { return s.DraggedObstacle == -1 && s.Frames > moved.Frames })
+	release := func() State {
+		xdotool(t, "mouseup", "1")
+		xdotool(t, "keyup", "shift")
+		return v.poll("the release", func(s State) bool { return s.DraggedObstacle == -1 })
+	}
+	const dx = -100
+	drag(dx)
+	moved := v.poll("the ball to move", func(s State) bool { return s.Obstacles[0].Offset[2] > 0.1 })
+	rel := release()
 	b := rel.Obstacles[0]
 	t.Logf("ball offset %v, drawn at pixel %v (was %v)", b.Offset, b.Pixel, ball.Pixel)
-	// The grabbed point (on the ball's front, nearer the camera than its
-	// centre) follows the cursor, so the centre moves a little less than
-	// the cursor's 150 px in perspective.
+	// The scene's camera looks from +x, a little in front: screen left is
+	// +z (away from the sheet), mostly. The grabbed point (on the ball's
+	// side facing the camera, nearer than its centre) follows the cursor,
+	// so the centre moves a little less than the cursor in perspective.
 	if m := float32(bx) - b.Pixel[0]; m < 0.75*(-dx) || m > 1.05*(-dx) || abs32(b.Pixel[1]-float32(by)) > 15 {
-		t.Errorf("ball drawn at pixel %v, want 110–160 px left of %v, at the same height", b.Pixel, ball.Pixel)
+		t.Errorf("ball drawn at pixel %v, want 75–105 px left of %v, at the same height", b.Pixel, ball.Pixel)
 	}
-	if rel.Steps != st.Steps {
+	if rel.Steps != st.Steps || moved.Steps != st.Steps {
 		t.Errorf("a paused drag stepped the simulation: steps %d → %d", st.Steps, rel.Steps)
 	}
 
-	// Run on: the cloth stays finite with the ball in its new place.
+	// Running, a drag 350 px to the right takes the ball through the
+	// sheet (towards −z), at maxObstacleDragSpeed at most; the cloth stays
+	// finite.
 	key("space")
-	end := v.poll("some steps", func(s State) bool { return s.Steps > rel.Steps+60 })
+	v.poll("running", func(s State) bool { return !s.Paused && s.Steps > rel.Steps+20 })
+	bx, by = int(b.Pixel[0]), int(b.Pixel[1])
+	move(bx, by)
+	time.Sleep(200 * time.Millisecond)
+	drag(350)
+	through := v.poll("the ball through the sheet", func(s State) bool { return s.Obstacles[0].Offset[2] < -0.35 })
+	release()
+	end := v.poll("some more steps", func(s State) bool { return s.Steps > through.Steps+100 })
 	key("space")
 	v.poll("the pause", func(s State) bool { return s.Paused })
 	last := screenshot(hidden)
-	t.Logf("after the drag: %s", last)
+	t.Logf("ball through the sheet at t = %.2f s, offset %v: %s", through.Time, through.Obstacles[0].Offset, last)
 	if !end.Finite {
 		t.Errorf("simulation failed after the drag: %s", end.Error)
 	}
