@@ -7,6 +7,7 @@ import (
 
 	"drape/render"
 	"drape/sim/geom"
+	"drape/sim/obstacle"
 )
 
 // Input codes as GLFW defines them (render.Handlers passes GLFW's ints);
@@ -25,6 +26,7 @@ const (
 	keyF      = 70 // GLFW letter keys are their upper-case ASCII codes
 	keyG      = 71
 	keyH      = 72
+	keyO      = 79
 	keyP      = 80
 	keyR      = 82
 	keyS      = 83
@@ -48,10 +50,11 @@ type commandSink interface {
 type dragMode int
 
 const (
-	modeIdle   dragMode = iota
-	modeOrbit           // left drag on empty space
-	modePan             // right or middle drag
-	modeVertex          // left drag on a vertex: moving a pin target, or pulling a free vertex
+	modeIdle     dragMode = iota
+	modeOrbit             // left drag on empty space
+	modePan               // right or middle drag
+	modeVertex            // left drag on a vertex: moving a pin target, or pulling a free vertex
+	modeObstacle          // Shift + left drag on an obstacle: moving it
 )
 
 // Interaction is the camera, picking and dragging state machine. It is pure
@@ -62,7 +65,10 @@ const (
 // wheel zooms. Left drag on a pinned vertex moves its pin target in the
 // plane through the target facing the camera; left drag on a free vertex
 // pulls it there with a stiff spring until release. Ctrl+left click
-// toggles a vertex's pin.
+// toggles a vertex's pin. Shift+left drag on an obstacle (not a ground
+// plane, which has nowhere to go) moves it in the plane through the
+// grabbed point facing the camera, like a pin target; the simulation
+// moves it there over the next steps and it pushes the cloth.
 type Interaction struct {
 	mode   dragMode
 	lastX  float64 // cursor at the previous event, window pixels
@@ -78,10 +84,17 @@ type Interaction struct {
 	planeP    mgl32.Vec3 // a point on the drag plane, world m
 	planeN    mgl32.Vec3 // drag plane normal: the camera's viewing direction
 	offset    mgl32.Vec3 // target − cursor point on the plane at the press, so the target never jumps
+
+	// Drag of an obstacle (modeObstacle); the plane and epoch are shared
+	// with the vertex drag.
+	Obstacle      int        // index of the obstacle being dragged, −1 when none
+	HideObstacles bool       // the obstacles are not drawn (O), so they cannot be grabbed
+	obsStart      mgl32.Vec3 // its user offset at the press, m
+	obsHit        mgl32.Vec3 // the grabbed point on its surface, world m
 }
 
 // NewInteraction returns an idle interaction.
-func NewInteraction() *Interaction { return &Interaction{Hover: -1, Dragged: -1} }
+func NewInteraction() *Interaction { return &Interaction{Hover: -1, Dragged: -1, Obstacle: -1} }
 
 // Busy reports whether a mouse drag is in progress.
 func (in *Interaction) Busy() bool { return in.mode != modeIdle }
@@ -97,6 +110,9 @@ func (in *Interaction) MouseButton(button int, down bool, mods int, overUI bool,
 			}
 			in.Dragged = -1
 		}
+		if in.mode == modeObstacle && button == in.button {
+			in.Obstacle = -1
+		}
 		if button == in.button {
 			in.mode = modeIdle
 		}
@@ -110,6 +126,10 @@ func (in *Interaction) MouseButton(button int, down bool, mods int, overUI bool,
 	case mouseRight, mouseMiddle:
 		in.mode = modePan
 	case mouseLeft:
+		if mods&modShift != 0 {
+			in.startObstacleDrag(cam, snap)
+			return
+		}
 		slot, pinned := in.pick(cam, snap, in.lastX, in.lastY)
 		switch {
 		case slot < 0:
@@ -155,6 +175,21 @@ func (in *Interaction) startDrag(cam *render.Camera, snap *Snapshot, slot int32,
 	}
 }
 
+// startObstacleDrag grabs the obstacle under the cursor (orbiting when
+// there is none): the drag plane passes through the grabbed point and
+// faces the camera.
+func (in *Interaction) startObstacleDrag(cam *render.Camera, snap *Snapshot) {
+	origin, dir := cam.Ray(float32(in.lastX), float32(in.lastY))
+	i, hit, ok := PickObstacle(snap, origin, dir)
+	if !ok || in.HideObstacles {
+		in.mode = modeOrbit
+		return
+	}
+	in.mode, in.Obstacle, in.dragEpoch = modeObstacle, i, snap.Epoch
+	in.planeP, in.planeN = hit, cam.Target.Sub(cam.Eye()).Normalize()
+	in.obsStart, in.obsHit = snap.Obstacles[i].Offset, hit
+}
+
 // CursorPos handles a cursor move to (x, y) window pixels: it orbits,
 // pans, moves the dragged target, or updates Hover.
 func (in *Interaction) CursorPos(x, y float64, overUI bool, cam *render.Camera, snap *Snapshot, sink commandSink) {
@@ -177,6 +212,14 @@ func (in *Interaction) CursorPos(x, y float64, overUI bool, cam *render.Camera, 
 			kind = CmdMovePin
 		}
 		sink.Send(Command{Kind: kind, Vertex: in.Dragged, Target: toVec3(target)})
+	case modeObstacle:
+		origin, dir := cam.Ray(float32(x), float32(y))
+		hit, ok := rayPlane(origin, dir, in.planeP, in.planeN)
+		if !ok {
+			return
+		}
+		off := in.obsStart.Add(hit.Sub(in.obsHit))
+		sink.Send(Command{Kind: CmdMoveObstacle, Obstacle: in.Obstacle, Target: toVec3(off)})
 	default:
 		in.Hover = -1
 		if !overUI {
@@ -205,6 +248,9 @@ func (in *Interaction) Update(snap *Snapshot, sink commandSink) {
 			sink.Send(Command{Kind: CmdRelease})
 		}
 		in.mode, in.Dragged = modeIdle, -1
+	}
+	if in.mode == modeObstacle && (snap.Epoch != in.dragEpoch || in.Obstacle >= len(snap.Obstacles)) {
+		in.mode, in.Obstacle = modeIdle, -1
 	}
 	if in.Hover >= 0 && !alive(in.Hover) {
 		in.Hover = -1
@@ -278,6 +324,31 @@ func PickVertex(snap *Snapshot, origin, dir mgl32.Vec3) (dense int, hit mgl32.Ve
 		}
 	}
 	return dense, hit, true
+}
+
+// PickObstacle intersects the ray origin + t·dir (t > 0) with the
+// triangles of snap's obstacles, planes excepted, and returns the index of
+// the obstacle hit first and the hit point; ok is false when the ray
+// misses them all.
+func PickObstacle(snap *Snapshot, origin, dir mgl32.Vec3) (i int, hit mgl32.Vec3, ok bool) {
+	bestT := float32(math.Inf(1))
+	i = -1
+	for k := range snap.Obstacles {
+		o := &snap.Obstacles[k]
+		if o.Kind == obstacle.Plane {
+			continue
+		}
+		v := func(j uint32) mgl32.Vec3 { return mgl32.Vec3(o.Pos[3*j : 3*j+3]) }
+		for f := 0; f+2 < len(o.Tris); f += 3 {
+			if d, hitOK := rayTriangle(origin, dir, v(o.Tris[f]), v(o.Tris[f+1]), v(o.Tris[f+2])); hitOK && d < bestT {
+				bestT, i = d, k
+			}
+		}
+	}
+	if i < 0 {
+		return -1, mgl32.Vec3{}, false
+	}
+	return i, origin.Add(dir.Mul(bestT)), true
 }
 
 // rayTriangle returns the ray parameter t > 0 at which origin + t·dir

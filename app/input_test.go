@@ -7,6 +7,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 
 	"drape/render"
+	"drape/sim/geom"
+	"drape/sim/obstacle"
 )
 
 // recorder collects the commands an Interaction sends.
@@ -235,5 +237,123 @@ func TestCameraGestures(t *testing.T) {
 	}
 	if len(rec.cmds) != 0 {
 		t.Errorf("camera gestures sent commands: %+v", rec.cmds)
+	}
+}
+
+// withBall adds to s a sphere obstacle of radius r centred at c (an
+// icosphere) and a ground plane square at y = −1.
+func withBall(s *Snapshot, c mgl32.Vec3, r float32) {
+	v, f := geom.Icosphere(2)
+	ball := ObstacleInfo{Name: "ball", Kind: obstacle.Sphere, Friction: 0.3, Center: c}
+	for _, p := range v {
+		n := mgl32.Vec3{float32(p.X), float32(p.Y), float32(p.Z)}.Normalize()
+		q := c.Add(n.Mul(r))
+		ball.Pos = append(ball.Pos, q[0], q[1], q[2])
+		ball.Normal = append(ball.Normal, n[0], n[1], n[2])
+	}
+	for _, t := range f {
+		ball.Tris = append(ball.Tris, uint32(t[0]), uint32(t[1]), uint32(t[2]))
+	}
+	ground := ObstacleInfo{Name: "ground", Kind: obstacle.Plane}
+	ground.Pos, ground.Normal, ground.Tris = planeSurface(nil, nil, nil, geom.Vec3{Y: -1}, geom.Vec3{Y: 1})
+	s.Obstacles = append(s.Obstacles, ball, ground)
+}
+
+// TestShiftDragObstacle: Shift + left drag on the ball grabs it (no
+// command at the press), moves it in the plane through the grabbed point
+// facing the camera (CmdMoveObstacle with the offset the cursor moved the
+// grabbed point by), and the release ends the drag. Shift + drag on empty
+// space or on the ground plane orbits; a plain drag on the ball does not
+// move it.
+func TestShiftDragObstacle(t *testing.T) {
+	s := sheetSnapshot(10)
+	withBall(s, mgl32.Vec3{0.3, 0.3, 0.3}, 0.15)
+	cam := frontCamera()
+	in := NewInteraction()
+	rec := &recorder{}
+	px, py, _ := cam.Project(mgl32.Vec3{0.3, 0.3, 0.45}) // the ball's front
+	in.CursorPos(float64(px), float64(py), false, &cam, s, rec)
+	in.MouseButton(mouseLeft, true, modShift, false, &cam, s, rec)
+	if in.Obstacle != 0 || in.Dragged >= 0 || len(rec.cmds) != 0 {
+		t.Fatalf("Shift + press on the ball: got obstacle %d, vertex %d, commands %v, want obstacle 0 and no command", in.Obstacle, in.Dragged, rec.cmds)
+	}
+	// The grabbed point is the ball's front, z ≈ 0.45; moving the cursor
+	// to the pixel of a point 0.2 m right and 0.1 m up in that plane
+	// moves the ball by (0.2, 0.1, 0).
+	hit := mgl32.Vec3{0.3, 0.3, 0.45}
+	for _, want := range []mgl32.Vec3{{0.2, 0.1, 0}, {0.25, -0.05, 0}} {
+		qx, qy, _ := cam.Project(hit.Add(want))
+		in.CursorPos(float64(qx), float64(qy), false, &cam, s, rec)
+		c := rec.last()
+		if c.Kind != CmdMoveObstacle || c.Obstacle != 0 {
+			t.Fatalf("drag: got %+v, want CmdMoveObstacle of obstacle 0", c)
+		}
+		if got := (mgl32.Vec3{float32(c.Target.X), float32(c.Target.Y), float32(c.Target.Z)}); got.Sub(want).Len() > 2e-3 {
+			t.Errorf("drag offset: got=%v, want=%v", got, want)
+		}
+	}
+	n := len(rec.cmds)
+	in.MouseButton(mouseLeft, false, 0, false, &cam, s, rec)
+	if in.Obstacle != -1 || in.Busy() || len(rec.cmds) != n {
+		t.Errorf("release: got obstacle %d, busy %v, %d new commands, want −1, idle, none", in.Obstacle, in.Busy(), len(rec.cmds)-n)
+	}
+
+	// An obstacle drag from an earlier snapshot already held offset
+	// (0.1, 0, 0): the new drag adds to it.
+	s.Obstacles[0].Offset = [3]float32{0.1, 0, 0}
+	in.CursorPos(float64(px), float64(py), false, &cam, s, rec)
+	in.MouseButton(mouseLeft, true, modShift, false, &cam, s, rec)
+	qx, qy, _ := cam.Project(hit.Add(mgl32.Vec3{0, 0.1, 0}))
+	in.CursorPos(float64(qx), float64(qy), false, &cam, s, rec)
+	if c := rec.last(); c.Kind != CmdMoveObstacle || math.Abs(c.Target.X-0.1) > 2e-3 || math.Abs(c.Target.Y-0.1) > 2e-3 {
+		t.Errorf("second drag: got %+v, want the offset (0.1, 0.1, 0)", c)
+	}
+	// A new scene (epoch) ends the drag.
+	s.Epoch++
+	in.Update(s, rec)
+	if in.Obstacle != -1 || in.Busy() {
+		t.Errorf("after a scene change: obstacle %d, busy %v, want −1, idle", in.Obstacle, in.Busy())
+	}
+	in.MouseButton(mouseLeft, false, 0, false, &cam, s, rec)
+
+	// Shift + drag where no solid obstacle is (the sheet's corner, and
+	// below it the ground plane) orbits and sends nothing.
+	for _, p := range []mgl32.Vec3{{0.9, 0.9, 0}, {0.9, -1, 0.5}} {
+		ex, ey, _ := cam.Project(p)
+		n, yaw := len(rec.cmds), cam.Yaw
+		in.CursorPos(float64(ex), float64(ey), false, &cam, s, rec)
+		in.MouseButton(mouseLeft, true, modShift, false, &cam, s, rec)
+		in.CursorPos(float64(ex)+30, float64(ey), false, &cam, s, rec)
+		in.MouseButton(mouseLeft, false, 0, false, &cam, s, rec)
+		if in.Obstacle != -1 || len(rec.cmds) != n || cam.Yaw == yaw {
+			t.Errorf("Shift + drag at %v: obstacle %d, %d commands, yaw %v → %v; want an orbit and no command", p, in.Obstacle, len(rec.cmds)-n, yaw, cam.Yaw)
+		}
+	}
+	cam = frontCamera()
+
+	// Without Shift the ball is not grabbed (the press picks the cloth).
+	n = len(rec.cmds)
+	in.CursorPos(float64(px), float64(py), false, &cam, s, rec)
+	in.MouseButton(mouseLeft, true, 0, false, &cam, s, rec)
+	in.CursorPos(float64(px)+20, float64(py), false, &cam, s, rec)
+	for _, c := range rec.cmds[n:] {
+		if c.Kind == CmdMoveObstacle {
+			t.Errorf("plain drag on the ball sent %+v", c)
+		}
+	}
+	in.MouseButton(mouseLeft, false, 0, false, &cam, s, rec)
+}
+
+// TestSendCoalescesObstacleMoves: a fast mouse queues one move per
+// obstacle, the newest.
+func TestSendCoalescesObstacleMoves(t *testing.T) {
+	l := &Loop{wake: make(chan struct{}, 1)}
+	for i := range 5 {
+		l.Send(Command{Kind: CmdMoveObstacle, Obstacle: 0, Target: geom.Vec3{X: float64(i)}})
+	}
+	l.Send(Command{Kind: CmdMoveObstacle, Obstacle: 1, Target: geom.Vec3{Y: 1}})
+	l.Send(Command{Kind: CmdMoveObstacle, Obstacle: 1, Target: geom.Vec3{Y: 2}})
+	if len(l.queue) != 2 || l.queue[0].Target.X != 4 || l.queue[1].Target.Y != 2 {
+		t.Errorf("queue: got %+v, want the last move of obstacle 0 and of obstacle 1", l.queue)
 	}
 }

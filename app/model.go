@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"drape/sim/cloth"
+	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/scene"
 )
@@ -29,9 +30,9 @@ type Model interface {
 	KineticEnergy() float64
 
 	// Block returns the value of the parameter block with the given scene
-	// key ("params", "adapt"; a model's own, e.g. "springs"), a value type
-	// whose fields its param.Table describes (cloth.Params,
-	// cloth.AdaptParams); nil when the model has no such block or it is
+	// key ("params", "adapt", "contact"; a model's own, e.g. "springs"), a
+	// value type whose fields its param.Table describes (cloth.Params,
+	// cloth.AdaptParams, contact.Params); nil when the model has no such block or it is
 	// not set. Blocks lists the keys the model has.
 	Block(key string) any
 	Blocks() []string
@@ -39,7 +40,9 @@ type Model interface {
 	// the next step on, or returns an error naming the field and keeps the
 	// value in force.
 	SetBlock(key string, v any) error
-	// SaveBlocks writes the blocks in force into sc, for a saved scene.
+	// SaveBlocks writes the blocks in force into sc, for a saved scene,
+	// and the obstacles where the user dragged them (Spec.Position plus
+	// the offset).
 	SaveBlocks(sc *scene.Scene)
 
 	Pins() []ModelPin
@@ -53,21 +56,32 @@ type Model interface {
 	PinEdit(v int32, target geom.Vec3, remove bool) (scene.PinSpec, bool)
 
 	// Surface writes the surface to draw and pick into dst (Surface,
-	// Slot, DenseOf, Lo, Hi, Pins and, where the model draws a finer
-	// surface, Detail), reusing dst's slices, and returns its statistics.
+	// Slot, DenseOf, Lo, Hi, Pins, the obstacles with ObstacleGen and,
+	// where the model draws a finer surface, Detail), reusing dst's
+	// slices, and returns its statistics.
 	Surface(dst *Snapshot) SurfaceInfo
+	// MoveObstacle sets the user offset of obstacle i (its index in the
+	// scene's "obstacles" list), m: the viewer's drag. The next step sees
+	// the change as the obstacle's motion over that step, so it pushes
+	// the cloth. An index out of range or a non-finite offset is an
+	// error, and nothing moves.
+	MoveObstacle(i int, offset geom.Vec3) error
 	LastAdapt() cloth.AdaptStats // the most recent adaptation; zero for models that do not adapt
 }
 
 // StepInfo describes one Model step.
 type StepInfo struct {
 	Assemble, Solve, Other, Adapt time.Duration // wall time by phase
+	Collide                       time.Duration // collision handling (zero without obstacles and self-collision)
 	Iterations                    int           // linear solver iterations; 0 for explicit models
 	Residual                      float64       // relative residual reached
+	Contact                       contact.Stats // what collision handling did; zero for models without contact
 }
 
 // Total returns the wall time of the step.
-func (s StepInfo) Total() time.Duration { return s.Assemble + s.Solve + s.Other + s.Adapt }
+func (s StepInfo) Total() time.Duration {
+	return s.Assemble + s.Solve + s.Other + s.Collide + s.Adapt
+}
 
 // ModelPin is one pinned vertex of a Model.
 type ModelPin struct {

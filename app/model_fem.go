@@ -6,7 +6,9 @@ import (
 
 	"drape/sim/adapt"
 	"drape/sim/cloth"
+	"drape/sim/contact"
 	"drape/sim/geom"
+	"drape/sim/obstacle"
 	"drape/sim/scene"
 )
 
@@ -21,13 +23,17 @@ type femModel struct {
 	nrm  []geom.Vec3
 	absH []weighted
 	pins []ModelPin
+	obs  obstacleCache
 }
 
 func newFEMModel(s *cloth.Sim) *femModel { return &femModel{sim: s} }
 
 func (f *femModel) Step() (StepInfo, error) {
 	st, err := f.sim.Step()
-	return StepInfo{Assemble: st.Assemble, Solve: st.Solve, Other: st.Other, Adapt: st.Adapt, Iterations: st.Iterations, Residual: st.Residual}, err
+	return StepInfo{
+		Assemble: st.Assemble, Solve: st.Solve, Other: st.Other, Adapt: st.Adapt, Collide: st.Collide,
+		Iterations: st.Iterations, Residual: st.Residual, Contact: st.Contact,
+	}, err
 }
 
 func (f *femModel) Time() float64               { return f.sim.Time }
@@ -36,7 +42,7 @@ func (f *femModel) Dt() float64                 { return f.sim.Params().Dt }
 func (f *femModel) Finite() bool                { return f.sim.Finite() }
 func (f *femModel) KineticEnergy() float64      { return f.sim.KineticEnergy() }
 func (f *femModel) LastAdapt() cloth.AdaptStats { return f.sim.LastAdapt() }
-func (f *femModel) Blocks() []string            { return []string{"params", "adapt"} }
+func (f *femModel) Blocks() []string            { return []string{"params", "adapt", "contact"} }
 
 func (f *femModel) Block(key string) any {
 	switch key {
@@ -46,6 +52,8 @@ func (f *femModel) Block(key string) any {
 		if ap := f.sim.AdaptParams(); ap.Validate() == nil {
 			return ap
 		}
+	case "contact":
+		return f.sim.ContactParams()
 	}
 	return nil
 }
@@ -60,6 +68,10 @@ func (f *femModel) SetBlock(key string, v any) error {
 		if key == "adapt" {
 			return f.sim.SetAdaptParams(p)
 		}
+	case contact.Params:
+		if key == "contact" {
+			return f.sim.SetContactParams(p)
+		}
 	}
 	return fmt.Errorf("the FEM cloth has no parameter block %q of type %T", key, v)
 }
@@ -70,6 +82,31 @@ func (f *femModel) SaveBlocks(sc *scene.Scene) {
 	if ap, ok := f.Block("adapt").(cloth.AdaptParams); ok {
 		sc.Adapt = &ap
 	}
+	sc.Contact = f.sim.ContactParams()
+	// The obstacles are built from sc.Obstacles in order (scene.Build), so
+	// index i is spec i; a saved scene puts each where it was dragged.
+	for i, o := range f.sim.Obstacles() {
+		if i >= len(sc.Obstacles) {
+			break
+		}
+		off := o.Offset()
+		p := &sc.Obstacles[i].Position
+		p[0], p[1], p[2] = p[0]+off.X, p[1]+off.Y, p[2]+off.Z
+	}
+}
+
+func (f *femModel) MoveObstacle(i int, offset geom.Vec3) error {
+	obs := f.sim.Obstacles()
+	if i < 0 || i >= len(obs) {
+		return fmt.Errorf("moving obstacle %d: the scene has %d obstacles", i, len(obs))
+	}
+	for _, c := range [3]float64{offset.X, offset.Y, offset.Z} {
+		if math.IsNaN(c) || math.Abs(c) > obstacle.MaxCoordinate {
+			return fmt.Errorf("moving obstacle %s: offset %v is not finite or beyond ±%g m", obs[i].Name(), offset, float64(obstacle.MaxCoordinate))
+		}
+	}
+	obs[i].SetOffset(offset)
+	return nil
 }
 
 func (f *femModel) Pins() []ModelPin {
@@ -145,6 +182,7 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 		dst.Tris = append(dst.Tris, uint32(dst.DenseOf[t[0]]), uint32(dst.DenseOf[t[1]]), uint32(dst.DenseOf[t[2]]))
 		dst.FaceGen = append(dst.FaceGen, uint8(min(adapt.Generation(m.Gen[fi]), 255)))
 	}
+	f.obs.fill(dst, s.Obstacles(), s.Time)
 	dst.Pins = dst.Pins[:0]
 	for _, p := range f.Pins() {
 		v := m.Pos[p.Vertex]

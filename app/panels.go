@@ -11,6 +11,7 @@ import (
 	"drape/assets"
 	"drape/render"
 	"drape/sim/cloth"
+	"drape/sim/contact"
 	"drape/sim/param"
 	"drape/sim/scene"
 )
@@ -39,7 +40,8 @@ type uiAction struct {
 	scene                                    string        // scene to load
 	save                                     bool          // save the running scene to uiState.saveFile (Ctrl+S)
 
-	adapt *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
+	adapt   *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
+	contact *contact.Params    // new collision settings, whole value (CmdSetContact)
 }
 
 // defaultSaveFile is where Save scene writes when the file box is empty,
@@ -49,6 +51,7 @@ const defaultSaveFile = "saved-scene.json"
 // toggles are the display switches.
 type toggles struct {
 	wireframe, wireByGen, grid, pins, help bool
+	obstacles                              bool // draw the obstacles (O)
 	hideUIInVideo                          bool // recordings show the 3D view only, without panels
 	colorMap                               render.ColorMap
 }
@@ -82,12 +85,13 @@ type uiState struct {
 	widgets       map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
 	legendH       float32               // legend window height in the previous frame, for stacking Help above it
 	rec           recStatus
-	adapt         adaptUI // the Adaptivity panel's edited settings
+	adapt         adaptUI        // the Adaptivity panel's edited settings
+	contact       contact.Params // the Contact panel's edited settings; re-synced like params
 }
 
 func newUIState(scale float32) *uiState {
 	u := &uiState{scale: scale, scenes: scene.SceneNames(assets.Scenes)}
-	u.toggles = toggles{grid: true, pins: true, help: true, wireByGen: true, hideUIInVideo: true, colorMap: render.ColorMapCoolWarm}
+	u.toggles = toggles{grid: true, pins: true, obstacles: true, help: true, wireByGen: true, hideUIInVideo: true, colorMap: render.ColorMapCoolWarm}
 	u.crange = colorRange{Auto: true, Min: -1, Max: 1}
 	return u
 }
@@ -158,6 +162,7 @@ func (u *uiState) observe(s *Snapshot) {
 	// in s.Params, a rejected one is replaced by the values in force.
 	if s.EditSeq >= u.editsSent && !imgui.IsAnyItemActive() {
 		u.params = s.Params
+		u.contact = s.Contact
 	}
 	if !u.speedSynced {
 		u.speed, u.asFast = float32(s.Stats.SpeedTarget), s.Stats.SpeedTarget == 0
@@ -191,7 +196,7 @@ func (u *uiState) sample(s *Snapshot) {
 		u.histTime, u.histTris, u.histMs = u.histTime[:histLen/2], u.histTris[:histLen/2], u.histMs[:histLen/2]
 		u.histEvery *= 2
 	}
-	ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Adapt) / float64(time.Millisecond))
+	ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Collide+s.Stats.Adapt) / float64(time.Millisecond))
 	u.histTime = append(u.histTime, float32(s.Stats.Time))
 	u.histTris = append(u.histTris, float32(s.Stats.Triangles))
 	u.histMs = append(u.histMs, ms)
@@ -226,6 +231,7 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		// Adaptivity second: at the default 1280×800 it sat below the
 		// fold, under five other sections.
 		u.adaptivityPanel(s, &a)
+		u.contactPanel(s, &a)
 		u.materialPanel(&a)
 		u.solverPanel(&a)
 		u.displayPanel(&a)
@@ -420,6 +426,56 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 		a.reset = true
 	}
 	imgui.Textf("%s   t = %.2f s   step %d", s.Scene, s.Stats.Time, s.Stats.Steps)
+	if len(s.Obstacles) > 0 {
+		textDisabled("obstacles (Shift + drag moves one):")
+		for i := range s.Obstacles {
+			o := &s.Obstacles[i]
+			imgui.Textf("  %-10s %-8s μ = %.2f", o.Name, o.Kind, o.Friction)
+		}
+	}
+}
+
+// contactPanel edits the collision settings (contact.Table, group
+// "Contact": collisions on/off, self-collision, the thickness h, the
+// cloth–cloth friction, the CCD passes, the impact-zone kind) and shows
+// what the last step's collision handling did. Every change sends the
+// whole value; a rejected one is reported in the message line and the
+// controls re-sync to the settings in force. It opens when a scene with
+// obstacles is loaded.
+func (u *uiState) contactPanel(s *Snapshot, a *uiAction) {
+	if !imgui.CollapsingHeaderV("Contact", boolFlag(len(s.Obstacles) > 0 || s.Contact.SelfCollision, imgui.TreeNodeFlagsDefaultOpen)) {
+		return
+	}
+	p := u.contact
+	if tableControls(contact.Table, "Contact", &p, func(key string) {
+		if key == "enabled" {
+			u.mark("collisions")
+		}
+	}) {
+		u.contact = p
+		u.editsSent++
+		a.contact = &p
+	}
+	st := &s.Stats
+	c := st.Contact
+	imgui.Textf("contacts    %5d body  %5d self pairs", c.Proximity, c.SelfProximity)
+	imgui.Textf("CCD hits    %5d in %d passes", c.CCDHits, c.Iterations)
+	imgui.Textf("impact zones %4d (%d vertices)", c.Zones, c.ZoneVertices)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	total := st.Assemble + st.Solve + st.Other + st.Collide + st.Adapt
+	share := 0.0
+	if total > 0 {
+		share = 100 * float64(st.Collide) / float64(total)
+	}
+	imgui.Textf("collisions  %6.1f ms/step  (%.0f %%)", ms(st.Collide), share)
+}
+
+// boolFlag returns f when on, else 0.
+func boolFlag(on bool, f imgui.TreeNodeFlags) imgui.TreeNodeFlags {
+	if on {
+		return f
+	}
+	return 0
 }
 
 // sliderF64 edits a float64 through a float32 slider and reports a change.
@@ -548,6 +604,7 @@ func (u *uiState) displayPanel(a *uiAction) {
 	imgui.Checkbox("pins (P)", &t.pins)
 	imgui.SameLine()
 	imgui.Checkbox("ground grid (G)", &t.grid)
+	imgui.Checkbox("obstacles (O)", &t.obstacles)
 	maps := []string{"flat (two-sided)", "mean curvature: cool-warm", "mean curvature: viridis"}
 	cm := int32(t.colorMap)
 	if imgui.ComboV("colour (C)", &cm, maps, -1) {
@@ -647,7 +704,7 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	st := &s.Stats
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	total := ms(st.Assemble + st.Solve + st.Other + st.Adapt)
+	total := ms(st.Assemble + st.Solve + st.Other + st.Collide + st.Adapt)
 	imgui.Textf("render      %6.1f fps", fps)
 	sps, rtf := st.StepsPerSec, st.RealTimeFactor
 	if st.Paused {
@@ -659,13 +716,20 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	}
 	imgui.Textf("simulation  %6.1f steps/s", sps)
 	imgui.Textf("real time   %6.2f×  (target %s)", rtf, target)
-	imgui.Textf("step        %6.1f ms", total)
-	imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
+	if st.Collide > 0 {
+		imgui.Textf("step        %6.1f ms  (collisions %.0f %%)", total, 100*ms(st.Collide)/total)
+		imgui.Textf("  asm %5.1f  solve %5.1f  coll %5.1f  other %4.1f", ms(st.Assemble), ms(st.Solve), ms(st.Collide), ms(st.Other+st.Adapt))
+	} else {
+		imgui.Textf("step        %6.1f ms", total)
+		imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
+	}
 	imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
 	imgui.Textf("PCG         %6d iterations", st.Iterations)
 	imgui.Textf("mesh        %6d vertices  %6d tris", st.Vertices, st.Triangles)
 	imgui.Textf("kinetic E   %9.3g J", st.KineticEnergy)
-	if in.Dragged >= 0 {
+	if in.Obstacle >= 0 && in.Obstacle < len(s.Obstacles) {
+		imgui.Textf("dragging obstacle %s", s.Obstacles[in.Obstacle].Name)
+	} else if in.Dragged >= 0 {
 		imgui.Textf("dragging vertex %d", in.Dragged)
 	} else if in.Hover >= 0 {
 		imgui.Textf("vertex %d under cursor", in.Hover)
@@ -751,9 +815,9 @@ var helpLines = [][2]string{
 	{"Space", "pause / resume"},
 	{"S", "single step"},
 	{"R", "reset (keeps params)"},
-	{"W / G / P", "wire / grid / pins"},
-	{"C", "cycle colour map"},
-	{"F", "fit view"},
+	{"Shift + drag", "move an obstacle"},
+	{"W / G / P / O", "wire/grid/pins/obstacles"},
+	{"C / F", "colour map / fit view"},
 	{"F9 / F12", "record / screenshot"},
 	{"Ctrl + S", "save scene"},
 	{"H", "hide this help"},

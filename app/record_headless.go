@@ -74,6 +74,12 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		return res, err
 	}
 	defer cloth.Delete()
+	sr, err := render.NewSolidRenderer()
+	if err != nil {
+		return res, err
+	}
+	defer sr.Delete()
+	obs := &obstacleDrawer{r: sr}
 	rb, err := render.NewAsyncReadback(w, h)
 	if err != nil {
 		return res, err
@@ -125,7 +131,9 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 			return res, err
 		}
 		gl.Viewport(0, 0, int32(w), int32(h))
-		drawScene(cloth, &cam, snap, cr)
+		if err := drawScene(cloth, obs, &cam, snap, cr); err != nil {
+			return res, err
+		}
 		got, err := rb.Capture(pix)
 		if err != nil {
 			return res, err
@@ -149,13 +157,13 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 	return res, nil
 }
 
-// drawScene draws the background and the cloth of snap as the viewer does
-// by default (baseDrawOptions: cool-warm curvature, grid, pins), without
-// any UI.
-func drawScene(cloth *render.ClothRenderer, cam *render.Camera, snap *Snapshot, cr colorRange) {
+// drawScene draws the background, the obstacles and the cloth of snap as
+// the viewer does by default (baseDrawOptions: cool-warm curvature, grid,
+// pins, obstacles), without any UI.
+func drawScene(cloth *render.ClothRenderer, obs *obstacleDrawer, cam *render.Camera, snap *Snapshot, cr colorRange) error {
 	drawBackground(cloth)
 	if snap.Seq == 0 {
-		return
+		return nil
 	}
 	d := baseDrawOptions(cam)
 	d.RangeMin, d.RangeMax = cr.Min, cr.Max
@@ -163,5 +171,7 @@ func drawScene(cloth *render.ClothRenderer, cam *render.Camera, snap *Snapshot, 
 	for _, p := range snap.Pins {
 		d.Pins = append(d.Pins, render.Pin{Pos: p.Pos, State: render.PinIdle})
 	}
+	err := obs.draw(snap, d)
 	cloth.Draw(d)
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"drape/sim/cloth"
+	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/scene"
 )
@@ -22,33 +23,37 @@ type CmdKind int
 // The commands the viewer sends to the simulation goroutine. They are
 // applied between steps, in the order sent.
 const (
-	CmdSetParams CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones and is published in Snapshot.EditErr)
-	CmdPin                      // pin Vertex at Target
-	CmdUnpin                    // release the pin of Vertex
-	CmdMovePin                  // move the pin of Vertex to Target (a scripted pin becomes fixed)
-	CmdDrag                     // pull free Vertex towards Target with a stiff spring (cloth.Sim.Drag)
-	CmdRelease                  // end CmdDrag
-	CmdSetPaused                // pause (Paused true) or resume stepping
-	CmdStep                     // take exactly one step, also when paused
-	CmdReset                    // rebuild the current scene, keeping the parameters in force
-	CmdLoadScene                // load and build Scene (a built-in name or a file); on error keep the running one
-	CmdSetSpeed                 // set the real-time factor target to Speed (0: as fast as possible)
-	CmdSetAdapt                 // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.EditErr)
-	CmdSaveScene                // write the running scene, as now set, to the file Scene with camera Camera (Loop.SavedScene); the outcome is an Event
+	CmdSetParams    CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones and is published in Snapshot.EditErr)
+	CmdPin                         // pin Vertex at Target
+	CmdUnpin                       // release the pin of Vertex
+	CmdMovePin                     // move the pin of Vertex to Target (a scripted pin becomes fixed)
+	CmdDrag                        // pull free Vertex towards Target with a stiff spring (cloth.Sim.Drag)
+	CmdRelease                     // end CmdDrag
+	CmdSetPaused                   // pause (Paused true) or resume stepping
+	CmdStep                        // take exactly one step, also when paused
+	CmdReset                       // rebuild the current scene, keeping the parameters in force
+	CmdLoadScene                   // load and build Scene (a built-in name or a file); on error keep the running one
+	CmdSetSpeed                    // set the real-time factor target to Speed (0: as fast as possible)
+	CmdSetAdapt                    // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.EditErr)
+	CmdSaveScene                   // write the running scene, as now set, to the file Scene with camera Camera (Loop.SavedScene); the outcome is an Event
+	CmdSetContact                  // replace the collision settings with Contact (validated; an error keeps the old ones and is published in Snapshot.EditErr)
+	CmdMoveObstacle                // move obstacle Obstacle's user offset towards Target (see Loop.moveObstacles); a failure is an Event
 )
 
 // Command is one request from the viewer to the simulation. Only the
 // fields its Kind names are read.
 type Command struct {
-	Kind   CmdKind
-	Vertex int32     // sim vertex slot
-	Target geom.Vec3 // m
-	Params cloth.Params
-	Paused bool
-	Scene  string
-	Speed  float64 // real-time factor
-	Adapt  cloth.AdaptParams
-	Camera *scene.Camera // CmdSaveScene: the viewer's camera; nil saves none
+	Kind     CmdKind
+	Vertex   int32     // sim vertex slot
+	Target   geom.Vec3 // m
+	Params   cloth.Params
+	Paused   bool
+	Scene    string
+	Speed    float64 // real-time factor
+	Adapt    cloth.AdaptParams
+	Camera   *scene.Camera // CmdSaveScene: the viewer's camera; nil saves none
+	Contact  contact.Params
+	Obstacle int // CmdMoveObstacle: index in the scene's obstacles
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -113,7 +118,24 @@ type Loop struct {
 	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
 	// (then 0, so that resuming runs on).
 	pauseAt float64
+
+	// obsDrags are the obstacles being moved by CmdMoveObstacle: the
+	// offset set so far and the one asked for (moveObstacles).
+	obsDrags map[int]obstacleDrag
 }
+
+// obstacleDrag is an obstacle on its way to a user offset.
+type obstacleDrag struct{ at, target geom.Vec3 }
+
+// maxObstacleDragSpeed caps how fast a dragged obstacle moves, m per
+// simulated second: the collision pipeline sees a drag as the obstacle's
+// motion over one step, and a mouse that jumps 20 cm between two 5 ms
+// steps would hit the cloth at 40 m/s. At this speed a dragged sphere
+// pushes a sheet like a brisk hand would (at 5 m/s, the tunnelling test's
+// speed, testdata/sphere-push.json's sheet was flung half a metre past
+// the ball), and follows the mouse in slow motion when the simulation
+// runs slower than real time.
+const maxObstacleDragSpeed = 3.0
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
 // returns the loading error (with the scene name) if that fails.
@@ -142,13 +164,13 @@ func NewLoop(o LoopOptions) (*Loop, error) {
 func (l *Loop) Snapshots() *SnapshotBuffer { return l.buf }
 
 // Send queues c for the simulation goroutine. It never blocks. Successive
-// CmdMovePin or CmdDrag commands for the same vertex are coalesced, so a
-// fast mouse cannot flood a slow simulation: only the newest target is
-// applied.
+// CmdMovePin or CmdDrag commands for the same vertex, and CmdMoveObstacle
+// commands for the same obstacle, are coalesced, so a fast mouse cannot
+// flood a slow simulation: only the newest target is applied.
 func (l *Loop) Send(c Command) {
 	l.mu.Lock()
-	if n := len(l.queue); n > 0 && (c.Kind == CmdMovePin || c.Kind == CmdDrag) &&
-		l.queue[n-1].Kind == c.Kind && l.queue[n-1].Vertex == c.Vertex {
+	if n := len(l.queue); n > 0 && (c.Kind == CmdMovePin || c.Kind == CmdDrag || c.Kind == CmdMoveObstacle) &&
+		l.queue[n-1].Kind == c.Kind && l.queue[n-1].Vertex == c.Vertex && l.queue[n-1].Obstacle == c.Obstacle {
 		l.queue[n-1] = c
 	} else {
 		l.queue = append(l.queue, c)
@@ -296,8 +318,58 @@ func (l *Loop) apply(c Command) (step bool) {
 		if err := l.s.SetBlock("adapt", c.Adapt); err != nil {
 			l.editErr = "settings rejected: " + err.Error()
 		}
+	case CmdSetContact:
+		l.editSeq++
+		l.editErr = ""
+		if err := l.s.SetBlock("contact", c.Contact); err != nil {
+			l.editErr = "contact settings rejected: " + err.Error()
+		}
+	case CmdMoveObstacle:
+		l.dragObstacle(c.Obstacle, c.Target)
 	}
 	return false
+}
+
+// dragObstacle asks for obstacle i at user offset target. Paused, the
+// obstacle goes there at once (the next step sees the whole move as
+// motion); running, moveObstacles takes it there before each step at
+// maxObstacleDragSpeed at most.
+func (l *Loop) dragObstacle(i int, target geom.Vec3) {
+	if l.obsDrags == nil {
+		l.obsDrags = map[int]obstacleDrag{}
+	}
+	d := l.obsDrags[i]
+	d.target = target
+	if l.paused {
+		if err := l.s.MoveObstacle(i, target); err != nil {
+			l.emit(Event{Err: err})
+			return
+		}
+		d.at = target
+	}
+	l.obsDrags[i] = d
+}
+
+// moveObstacles moves each dragged obstacle towards its target by at most
+// maxObstacleDragSpeed·Δt, before a step.
+func (l *Loop) moveObstacles() {
+	maxStep := maxObstacleDragSpeed * l.s.Dt()
+	for i, d := range l.obsDrags {
+		if d.at == d.target {
+			continue
+		}
+		next := d.target
+		if dd := d.target.Sub(d.at); dd.Norm() > maxStep {
+			next = d.at.Add(dd.Scale(maxStep / dd.Norm()))
+		}
+		if err := l.s.MoveObstacle(i, next); err != nil {
+			l.emit(Event{Err: err})
+			delete(l.obsDrags, i)
+			continue
+		}
+		d.at = next
+		l.obsDrags[i] = d
+	}
 }
 
 // recordPin notes a pin edit on vertex v for SavedScene, replacing an
@@ -354,6 +426,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	}
 	l.scene, l.s = sc, m
 	l.pinEdits = nil
+	l.obsDrags = nil
 	l.err = ""
 	l.editErr = ""
 	l.last = StepInfo{}
@@ -367,6 +440,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 // state is unchanged, see cloth.Sim.Step) or a non-finite state pauses the
 // loop and publishes the reason; only Reset or a scene change clear it.
 func (l *Loop) step() {
+	l.moveObstacles()
 	st, err := l.s.Step()
 	if err == nil && !l.s.Finite() {
 		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps(), cloth.ErrUnstable)
@@ -407,12 +481,14 @@ func (l *Loop) fill(dst *Snapshot) {
 	dst.Seq, dst.Epoch, dst.Scene, dst.Camera = l.seq, l.epoch, l.scene.Name, l.scene.Camera
 	dst.Params, _ = s.Block("params").(cloth.Params)
 	dst.Adapt, _ = s.Block("adapt").(cloth.AdaptParams)
+	dst.Contact, _ = s.Block("contact").(contact.Params)
 	dst.EditErr, dst.EditSeq = l.editErr, l.editSeq
 	sps, rtf := l.rate.rates()
 	dst.Stats = Stats{
 		Time: s.Time(), Steps: s.Steps(), Dt: s.Dt(),
 		Vertices: len(dst.Slot), Triangles: len(dst.Tris) / 3,
 		Assemble: l.last.Assemble, Solve: l.last.Solve, Other: l.last.Other, Adapt: l.last.Adapt,
+		Collide: l.last.Collide, Contact: l.last.Contact,
 		LastAdapt:  s.LastAdapt(),
 		Iterations: l.last.Iterations, Residual: l.last.Residual,
 		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,

@@ -1,11 +1,13 @@
 // Package app is drape's interactive viewer: the simulation goroutine
 // (simloop.go) running a cloth Model (model.go; the FEM cloth of Bender &
 // Deul 2012 through model_fem.go), the snapshot hand-over between it and
-// the render loop (snapshot.go), the render loop on the main OS thread
-// (viewer.go), the look and camera fit it shares with drape record
-// (view.go), mouse and keyboard interaction (input.go), the ImGui panels
-// (panels.go, whose parameter sliders come from the param tables of
-// sim/cloth) and the --state file (state.go).
+// the render loop (snapshot.go), the obstacles' drawn surfaces in it
+// (obstacles.go), the render loop on the main OS thread (viewer.go), the
+// look and camera fit it shares with drape record (view.go), mouse and
+// keyboard interaction (input.go: camera, vertex drags, Shift + drag of
+// obstacles), the ImGui panels (panels.go, whose parameter sliders come
+// from the param tables of sim/cloth and sim/contact) and the --state
+// file (state.go).
 //
 // Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
 // main OS thread (package main locks it in init). The simulation runs in
@@ -21,6 +23,8 @@ import (
 
 	"drape/render"
 	"drape/sim/cloth"
+	"drape/sim/contact"
+	"drape/sim/obstacle"
 	"drape/sim/scene"
 )
 
@@ -51,13 +55,25 @@ type Snapshot struct {
 
 	Pins []PinInfo // pinned vertices, sorted by slot
 
+	// Obstacles are the bodies the cloth collides with, in the scene's
+	// order, as drawn at Stats.Time (see ObstacleInfo). ObstacleGen names
+	// their geometry: it is unique to one geometry and changes whenever
+	// any obstacle's surface changed (a drag, a scripted motion, the
+	// ground square following the cloth, a new scene), so the viewer
+	// uploads them only then; 0 when there are none.
+	Obstacles   []ObstacleInfo
+	ObstacleGen uint64
+
 	Params cloth.Params // parameters in force (the UI's sliders re-sync from them)
 
 	// Adapt are the adaptivity settings in force (cloth.Sim.AdaptParams);
 	// the zero value, which does not validate, when the scene has none and
 	// none were set. The Adaptivity panel re-syncs from them.
 	Adapt cloth.AdaptParams
-	// EditErr is why the last CmdSetParams or CmdSetAdapt was rejected
+	// Contact are the collision settings in force (cloth.Sim.ContactParams);
+	// the Contact panel re-syncs from them.
+	Contact contact.Params
+	// EditErr is why the last CmdSetParams, CmdSetAdapt or CmdSetContact was rejected
 	// (the values above stayed in force), "" otherwise; EditSeq counts
 	// those commands handled so far. A panel's edit is answered once
 	// EditSeq reaches the count it sent. This pair is the one channel by
@@ -68,6 +84,21 @@ type Snapshot struct {
 	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
 
 	Stats Stats
+}
+
+// ObstacleInfo is one obstacle of a Snapshot: what the Scene panel lists
+// and the surface the viewer draws and picks. A Plane (infinite) is drawn
+// as a square of side planeSquare around the point of the plane below the
+// cloth.
+type ObstacleInfo struct {
+	Name     string
+	Kind     obstacle.Kind
+	Friction float64    // Coulomb μ between the cloth and this obstacle
+	Offset   [3]float32 // user offset (the mouse drag), m
+	Center   [3]float32 // centre of the drawn surface's bounds, world m
+	Pos      []float32  // surface vertex i at Pos[3*i : 3*i+3], world m
+	Normal   []float32  // unit outward normal of vertex i at Normal[3*i : 3*i+3]
+	Tris     []uint32   // face f's vertices at Tris[3*f : 3*f+3], counter-clockwise from outside
 }
 
 // PinInfo is one pinned vertex of a Snapshot.
@@ -89,6 +120,8 @@ type Stats struct {
 	Triangles int     // live faces (= len(Tris)/3)
 
 	Assemble, Solve, Other, Adapt time.Duration    // wall time of the last step by phase
+	Collide                       time.Duration    // collision handling of the last step
+	Contact                       contact.Stats    // what collision handling did in the last step
 	Snapshot                      time.Duration    // curvature, normals and compaction for this snapshot
 	LastAdapt                     cloth.AdaptStats // the most recent adaptation (any earlier step): refined and coarsened counts, wall time
 	Iterations                    int              // PCG iterations of the last step

@@ -9,6 +9,7 @@ import (
 
 	"drape/render"
 	"drape/sim/cloth"
+	"drape/sim/contact"
 )
 
 // State is what --state writes: enough to check the viewer from a script
@@ -36,12 +37,28 @@ type State struct {
 	Params    cloth.Params      `json:"params"`      // parameters in force, with the keys of scene files (cloth.ParamTable)
 	Adapt     cloth.AdaptParams `json:"adapt"`       // adaptivity settings in force, with the keys of scene files (cloth.AdaptTable)
 	MaxGen    int               `json:"max_gen"`     // deepest refinement generation among the live faces
+	Contact   contact.Params    `json:"contact"`     // collision settings in force, with the keys of scene files (contact.Table)
+	Obstacles []ObstacleState   `json:"obstacles"`   // the scene's obstacles, in its order
+	// DraggedObstacle is the index of the obstacle being dragged in the
+	// last frame (Shift + left drag), −1 for none.
+	DraggedObstacle int `json:"dragged_obstacle"`
 
 	// Widgets are the window rectangles [x0, y0, x1, y1] of named controls
 	// drawn in the last frame (absent when scrolled or collapsed away):
 	// "adaptive" (the Adaptivity checkbox), "g_max" (its slider),
 	// "wireframe" (the Display checkbox) and "triangles plot" (Stats).
 	Widgets map[string][4]float32 `json:"widgets"`
+}
+
+// ObstacleState is one obstacle in State.
+type ObstacleState struct {
+	Name     string     `json:"name"`
+	Kind     string     `json:"kind"`
+	Friction float64    `json:"friction"` // Coulomb μ
+	Offset   [3]float32 `json:"offset"`   // user offset (the mouse drag), m
+	Center   [3]float32 `json:"center"`   // centre of the drawn surface's bounds, m
+	Pixel    [2]float32 `json:"pixel"`    // window position of Center in the last frame
+	OnScreen bool       `json:"on_screen"`
 }
 
 // PinState is one pinned vertex in State.
@@ -64,8 +81,18 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 		GLErrors: glErrors, Window: [2]float32{cam.Width, cam.Height},
 		Dragged: dragged, Pins: []PinState{}, Messages: msgs,
 		FPS: finite(fps), StepsPerS: finite(snap.Stats.StepsPerSec),
-		Params: snap.Params, Adapt: snap.Adapt,
+		Params: snap.Params, Adapt: snap.Adapt, Contact: snap.Contact,
+		Obstacles: []ObstacleState{}, DraggedObstacle: -1,
 		Widgets: map[string][4]float32{},
+	}
+	for _, o := range snap.Obstacles {
+		px, py, ok := cam.Project(o.Center)
+		st.Obstacles = append(st.Obstacles, ObstacleState{
+			Name: o.Name, Kind: o.Kind.String(), Friction: finite(o.Friction),
+			Offset: finite3(o.Offset), Center: finite3(o.Center),
+			Pixel:    [2]float32{finite32(px), finite32(py)},
+			OnScreen: ok && px >= 0 && py >= 0 && px < cam.Width && py < cam.Height,
+		})
 	}
 	for _, g := range snap.FaceGen {
 		st.MaxGen = max(st.MaxGen, int(g))

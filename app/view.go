@@ -4,6 +4,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 
 	"drape/render"
+	"drape/sim/obstacle"
 	"drape/sim/scene"
 )
 
@@ -16,6 +17,57 @@ var (
 	backgroundTop    = mgl32.Vec3{0.16, 0.17, 0.20}
 	backgroundBottom = mgl32.Vec3{0.05, 0.05, 0.06}
 )
+
+// Obstacle colours, linear RGB: muted, and away from the cloth's
+// cool-warm and viridis maps. A plane is a little darker than the
+// background behind it, so that it reads as a floor and the grid on it
+// stays visible.
+var (
+	planeColor    = mgl32.Vec3{0.075, 0.08, 0.09}
+	sphereColor   = mgl32.Vec3{0.40, 0.46, 0.55} // grey-blue
+	woodColor     = mgl32.Vec3{0.50, 0.36, 0.24} // boxes and cylinders: a table
+	capsuleColor  = mgl32.Vec3{0.44, 0.50, 0.42} // sage: a pole
+	meshColor     = mgl32.Vec3{0.62, 0.58, 0.52} // clay: the bunny
+	obstacleColor = map[obstacle.Kind]mgl32.Vec3{
+		obstacle.Plane: planeColor, obstacle.Sphere: sphereColor, obstacle.Box: woodColor,
+		obstacle.Cylinder: woodColor, obstacle.Capsule: capsuleColor, obstacle.Mesh: meshColor,
+	}
+)
+
+// obstacleSolids returns snap's obstacles for render.SolidRenderer,
+// appended to dst[:0]; the slices are snap's.
+func obstacleSolids(dst []render.Solid, snap *Snapshot) []render.Solid {
+	dst = dst[:0]
+	for i := range snap.Obstacles {
+		o := &snap.Obstacles[i]
+		dst = append(dst, render.Solid{Pos: o.Pos, Normal: o.Normal, Tris: o.Tris, Color: obstacleColor[o.Kind]})
+	}
+	return dst
+}
+
+// obstacleDrawer uploads a snapshot's obstacles to a SolidRenderer when
+// their geometry changed (Snapshot.ObstacleGen) and draws them.
+type obstacleDrawer struct {
+	r      *render.SolidRenderer
+	gen    uint64
+	solids []render.Solid
+}
+
+// draw draws snap's obstacles with the draw settings d, uploading them
+// first when they changed; an upload error is returned once and the
+// previous obstacles are drawn.
+func (o *obstacleDrawer) draw(snap *Snapshot, d render.DrawOptions) error {
+	var err error
+	if snap.ObstacleGen != o.gen {
+		o.gen = snap.ObstacleGen
+		o.solids = obstacleSolids(o.solids, snap)
+		err = o.r.Upload(o.solids)
+	}
+	if len(snap.Obstacles) > 0 {
+		o.r.Draw(d)
+	}
+	return err
+}
 
 // drawBackground clears to the background gradient.
 func drawBackground(c *render.ClothRenderer) { c.DrawBackground(backgroundTop, backgroundBottom) }

@@ -128,6 +128,7 @@ type viewer struct {
 	io    imgui.IO
 	gui   *render.ImGuiRenderer
 	cloth *render.ClothRenderer
+	obs   obstacleDrawer
 
 	cam     render.Camera
 	in      *Interaction
@@ -179,6 +180,12 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 		v.imctx.Destroy()
 		return nil, err
 	}
+	if v.obs.r, err = render.NewSolidRenderer(); err != nil {
+		v.cloth.Delete()
+		v.gui.Delete()
+		v.imctx.Destroy()
+		return nil, err
+	}
 	v.pinSize = 13 * sx
 	ds := win.DisplaySize()
 	v.cam = render.NewCamera(ds[0], ds[1])
@@ -208,6 +215,7 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 }
 
 func (v *viewer) delete() {
+	v.obs.r.Delete()
 	v.cloth.Delete()
 	v.gui.Delete()
 	v.imctx.Destroy()
@@ -280,13 +288,15 @@ func (v *viewer) run(sig <-chan os.Signal) error {
 // is not rendering a fixed number of frames for a script, and nothing has
 // happened for idleAfter seconds.
 func (v *viewer) idle() bool {
-	return v.o.Frames == 0 && v.snap.Stats.Paused && !v.rec.active && v.in.Dragged < 0 &&
+	return v.o.Frames == 0 && v.snap.Stats.Paused && !v.rec.active && v.in.Dragged < 0 && v.in.Obstacle < 0 &&
 		v.win.Time()-v.lastActive > idleAfter
 }
 
 // state returns the --state contents for the current frame.
 func (v *viewer) state() State {
-	return stateOf(v.snap, &v.cam, v.frames, v.glErrors, v.in.Dragged, v.ui.messageLog, v.fps, v.ui.widgets)
+	st := stateOf(v.snap, &v.cam, v.frames, v.glErrors, v.in.Dragged, v.ui.messageLog, v.fps, v.ui.widgets)
+	st.DraggedObstacle = v.in.Obstacle
+	return st
 }
 
 // frame draws one frame; with screenshot it also reads it back and saves
@@ -312,6 +322,7 @@ func (v *viewer) frame(screenshot bool) error {
 	for _, e := range v.loop.Events() {
 		v.ui.event(e)
 	}
+	v.in.HideObstacles = !v.ui.toggles.obstacles
 	v.in.Update(snap, v.loop)
 	if snap.Seq != v.uploadedSeq {
 		err := v.cloth.Upload(snap.Drawn().mesh())
@@ -346,7 +357,7 @@ func (v *viewer) frame(screenshot bool) error {
 	gl.Viewport(0, 0, int32(fs[0]), int32(fs[1]))
 	drawBackground(v.cloth)
 	if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
-		v.cloth.Draw(v.drawOptions(snap))
+		v.draw3D(snap)
 	}
 	windowRec := v.rec.active && v.rec.fb == nil
 	if windowRec && v.ui.toggles.hideUIInVideo {
@@ -375,6 +386,17 @@ func (v *viewer) frame(screenshot bool) error {
 		}
 	}
 	return nil
+}
+
+// draw3D draws the obstacles (unless hidden, O) and the cloth of snap.
+func (v *viewer) draw3D(snap *Snapshot) {
+	d := v.drawOptions(snap)
+	if v.ui.toggles.obstacles {
+		if err := v.obs.draw(snap, d); err != nil {
+			fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: obstacles: %v\n", snap.Seq, err)
+		}
+	}
+	v.cloth.Draw(d)
 }
 
 // drawOptions returns the render options for snap from the UI toggles.
@@ -446,6 +468,8 @@ func (v *viewer) key(k, mods int) {
 		t.grid = !t.grid
 	case keyP:
 		t.pins = !t.pins
+	case keyO:
+		t.obstacles = !t.obstacles
 	case keyC:
 		t.colorMap = (t.colorMap + 1) % 3
 	case keyF:
@@ -480,7 +504,7 @@ func (v *viewer) captureOffscreen(snap *Snapshot) {
 	v.cam.Width, v.cam.Height = float32(w), float32(h)
 	drawBackground(v.cloth)
 	if snap.Seq > 0 {
-		v.cloth.Draw(v.drawOptions(snap))
+		v.draw3D(snap)
 	}
 	v.cam = cam
 	fb.Resolve()
@@ -561,6 +585,9 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 	}
 	if a.adapt != nil {
 		l.Send(Command{Kind: CmdSetAdapt, Adapt: *a.adapt})
+	}
+	if a.contact != nil {
+		l.Send(Command{Kind: CmdSetContact, Contact: *a.contact})
 	}
 	if a.speed != nil {
 		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})

@@ -1,0 +1,135 @@
+package app
+
+import (
+	"image"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGUIObstacles uses the viewer on testdata/sphere-push.json (a sheet
+// hanging in front of a ball, over the ground) as a person would: the
+// ball is drawn in its grey-blue, O hides it and shows it again, a
+// Shift + left drag with the mouse moves it (--state's offset) at once
+// while paused, and, running, a drag takes it through the sheet while the
+// simulation stays finite. The screenshots are kept
+// with DRAPE_TEST_OUT.
+func TestGUIObstacles(t *testing.T) {
+	needDisplay(t)
+	needXdotool(t)
+	dir := outDir(t)
+	state := filepath.Join(dir, "view_obstacles.json")
+	v := startViewer(t, state, "--scene", filepath.Join("testdata", "sphere-push.json"), "--paused", "--msaa", "0", "--record-dir", dir)
+	st := v.poll("the first state", func(s State) bool {
+		return s.Frames >= 3 && len(s.Obstacles) == 2 && s.Obstacles[0].OnScreen
+	})
+	ball := st.Obstacles[0]
+	if ball.Name != "ball" || ball.Kind != "sphere" || ball.Friction != 0.3 || st.Obstacles[1].Kind != "plane" || !st.Contact.Enabled {
+		t.Fatalf("obstacles: got %+v, contact %+v, want the ball (sphere, μ 0.3) and the ground plane, collisions on", st.Obstacles, st.Contact)
+	}
+	win := strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]
+	xdotool(t, "windowfocus", "--sync", win)
+	itoa := strconv.Itoa
+	key := func(k string) { xdotool(t, "key", "--window", win, k) }
+	move := func(x, y int) { xdotool(t, "mousemove", "--window", win, itoa(x), itoa(y)) }
+	screenshot := func(prev string) string {
+		key("F12")
+		s := v.poll("a screenshot", func(s State) bool { return lastShot(s) != prev })
+		return lastShot(s)
+	}
+	bx, by := int(ball.Pixel[0]), int(ball.Pixel[1])
+
+	shown := screenshot("")
+	nShown := ballPixels(readPNG(t, shown), bx, by)
+	key("o")
+	hidden := screenshot(shown)
+	nHidden := ballPixels(readPNG(t, hidden), bx, by)
+	t.Logf("ball-coloured pixels around %d,%d: %d shown (%s), %d hidden with O (%s)", bx, by, nShown, shown, nHidden, hidden)
+	if nShown < 2000 || nHidden > nShown/20 {
+		t.Errorf("ball pixels: got %d shown and %d hidden, want at least 2000 and under 5 %% of that", nShown, nHidden)
+	}
+	key("o")
+
+	// Paused, a Shift + left drag from the ball's centre 100 px to the
+	// left puts it there at once.
+	move(bx, by)
+	v.poll("the hover", func(s State) bool { return s.Frames > st.Frames+6 })
+	drag := func(dx int) {
+		xdotool(t, "keydown", "shift")
+		xdotool(t, "mousedown", "1")
+		v.poll("the grab", func(s State) bool { return s.DraggedObstacle == 0 })
+		for i := 1; i <= 10; i++ {
+			move(bx+dx*i/10, by)
+			time.Sleep(40 * time.Millisecond)
+		}
+	}
+	release := func() State {
+		xdotool(t, "mouseup", "1")
+		xdotool(t, "keyup", "shift")
+		return v.poll("the release", func(s State) bool { return s.DraggedObstacle == -1 })
+	}
+	const dx = -100
+	drag(dx)
+	moved := v.poll("the ball to move", func(s State) bool { return s.Obstacles[0].Offset[2] > 0.1 })
+	rel := release()
+	b := rel.Obstacles[0]
+	t.Logf("ball offset %v, drawn at pixel %v (was %v)", b.Offset, b.Pixel, ball.Pixel)
+	// The scene's camera looks from +x, a little in front: screen left is
+	// +z (away from the sheet), mostly. The grabbed point (on the ball's
+	// side facing the camera, nearer than its centre) follows the cursor,
+	// so the centre moves a little less than the cursor in perspective.
+	if m := float32(bx) - b.Pixel[0]; m < 0.75*(-dx) || m > 1.05*(-dx) || abs32(b.Pixel[1]-float32(by)) > 15 {
+		t.Errorf("ball drawn at pixel %v, want 75–105 px left of %v, at the same height", b.Pixel, ball.Pixel)
+	}
+	if rel.Steps != st.Steps || moved.Steps != st.Steps {
+		t.Errorf("a paused drag stepped the simulation: steps %d → %d", st.Steps, rel.Steps)
+	}
+
+	// Running, a drag 350 px to the right takes the ball through the
+	// sheet (towards −z), at maxObstacleDragSpeed at most; the cloth stays
+	// finite.
+	key("space")
+	v.poll("running", func(s State) bool { return !s.Paused && s.Steps > rel.Steps+20 })
+	bx, by = int(b.Pixel[0]), int(b.Pixel[1])
+	move(bx, by)
+	time.Sleep(200 * time.Millisecond)
+	drag(350)
+	through := v.poll("the ball through the sheet", func(s State) bool { return s.Obstacles[0].Offset[2] < -0.35 })
+	release()
+	end := v.poll("some more steps", func(s State) bool { return s.Steps > through.Steps+100 })
+	key("space")
+	v.poll("the pause", func(s State) bool { return s.Paused })
+	last := screenshot(hidden)
+	t.Logf("ball through the sheet at t = %.2f s, offset %v: %s", through.Time, through.Obstacles[0].Offset, last)
+	if !end.Finite {
+		t.Errorf("simulation failed after the drag: %s", end.Error)
+	}
+	stderr := v.stop()
+	final, err := readState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.GLErrors != 0 || strings.Contains(stderr, "GL error") {
+		t.Errorf("OpenGL errors: got=%d, want=0\n%s", final.GLErrors, stderr)
+	}
+}
+
+// ballPixels counts the pixels within 90 px of (cx, cy) in the ball's
+// grey-blue (sphereColor lit: blue above red by 12–80, green between),
+// which the flat, unbent sheet (grey) and the background and ground
+// (dark) do not have.
+func ballPixels(img image.Image, cx, cy int) int {
+	n := 0
+	for y := cy - 90; y <= cy+90; y++ {
+		for x := cx - 90; x <= cx+90; x++ {
+			r32, g32, b32, _ := img.At(x, y).RGBA()
+			r, g, b := int(r32>>8), int(g32>>8), int(b32>>8)
+			if b > 60 && b-r >= 12 && b-r <= 80 && g >= r && g <= b {
+				n++
+			}
+		}
+	}
+	return n
+}
