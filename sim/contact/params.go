@@ -96,7 +96,7 @@ var Table = param.Table[Params]{
 	{Key: "zone_iterations", Doc: "cap on the impact-zone passes; 0 means 100",
 		Default: 100, Min: 0, Max: 100000,
 		Int: func(p *Params) *int { return &p.ZoneIterations }},
-	{Key: "zones", Label: "zones: 0 rigid, 1 enriched", Doc: "impact zones: 0 rigid (Provot 1997), 1 enriched with three shear modes (Tsiknis 2006 ch. 2)", Group: "Contact",
+	{Key: "zones", Label: "zones: 1 = enriched", Doc: "impact zones: 0 rigid (Provot 1997), 1 enriched with three shear modes (Tsiknis 2006 ch. 2)", Group: "Contact",
 		Default: float64(EnrichedZones), Min: float64(RigidZones), Max: float64(EnrichedZones), SliderMin: 0, SliderMax: 1, Format: "%d",
 		Int: func(p *Params) *int { return (*int)(&p.Zones) }},
 }
