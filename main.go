@@ -34,6 +34,7 @@ import (
 	"drape/app/headless"
 	"drape/assets"
 	"drape/render"
+	"drape/sim/detail"
 	"drape/sim/scene"
 )
 
@@ -156,6 +157,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Every, "every", 10, "with --out, write a frame every `K` steps (and step 0)")
 	fs.StringVar(&o.Format, "format", "obj", "frame `FORMAT`: obj, or ply (with per-vertex mean curvature as colour and as property \"curvature\")")
 	fs.StringVar(&o.Stats, "stats", "", "write run statistics as JSON to `FILE`")
+	fs.IntVar(&o.Detail, "detail", 0, "with --out, write the physics-aware detail surface (Tsiknis ch. 3) at Loop `LEVEL` 1–3 instead of the simulation mesh; 0 writes the mesh")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -167,6 +169,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.Format != "obj" && o.Format != "ply" {
 		return fail(stderr, "run", exitUsage, fmt.Errorf("--format must be obj or ply, got %q", o.Format))
+	}
+	if o.Detail < 0 || o.Detail > detail.MaxLevel {
+		return fail(stderr, "run", exitUsage, fmt.Errorf("--detail must be in [0, %d], got %d", detail.MaxLevel, o.Detail))
 	}
 	o.Progress = headless.NewProgress(stdout)
 	o.Color = app.CurvatureColor
@@ -224,6 +229,7 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 	size := fs.String("size", "1280x720", "frame size `WxH` in pixels (rounded down to even)")
 	fs.Float64Var(&o.FPS, "fps", o.FPS, "frames per simulated second `F`")
 	msaa := fs.Int("msaa", 4, "multisample anti-aliasing `SAMPLES`; 0 turns it off")
+	fs.IntVar(&o.Detail, "detail", 0, "draw the physics-aware detail surface (Tsiknis ch. 3) at Loop `LEVEL` 1–3; 0 draws the simulation mesh")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -237,6 +243,8 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "record", exitUsage, fmt.Errorf("--seconds must be non-negative and finite, got %v", o.Seconds))
 	case !(o.FPS > 0) || o.FPS > 1000:
 		return fail(stderr, "record", exitUsage, fmt.Errorf("--fps must be in (0, 1000], got %v", o.FPS))
+	case o.Detail < 0 || o.Detail > detail.MaxLevel:
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--detail must be in [0, %d], got %d", detail.MaxLevel, o.Detail))
 	}
 	o.MSAA = *msaa
 	if *msaa == 0 {

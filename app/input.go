@@ -27,6 +27,7 @@ const (
 	keyG      = 71
 	keyH      = 72
 	keyO      = 79
+	keyD      = 68
 	keyP      = 80
 	keyR      = 82
 	keyS      = 83

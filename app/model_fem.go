@@ -147,7 +147,7 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 	f.ws.MeanCurvature(m, f.curv)
 	f.ws.VertexNormals(m, f.nrm)
 
-	dst.Pos, dst.Normal, dst.Curv = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0]
+	dst.Pos, dst.Normal, dst.Curv, dst.Rest = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0], dst.Rest[:0]
 	dst.Detail.clear()
 	dst.Slot = dst.Slot[:0]
 	dst.DenseOf = resize(dst.DenseOf, nslots)
@@ -165,6 +165,7 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 		pf := [3]float32{float32(p.X), float32(p.Y), float32(p.Z)}
 		dst.Pos = append(dst.Pos, pf[0], pf[1], pf[2])
 		dst.Normal = append(dst.Normal, float32(n.X), float32(n.Y), float32(n.Z))
+		dst.Rest = append(dst.Rest, float32(m.Rest[i].X), float32(m.Rest[i].Y))
 		h := float32(f.curv[i])
 		dst.Curv = append(dst.Curv, h)
 		f.absH = append(f.absH, weighted{float32(math.Abs(float64(h))), float32(s.Mass(i))})

@@ -12,6 +12,7 @@ import (
 	"drape/render"
 	"drape/sim/cloth"
 	"drape/sim/contact"
+	"drape/sim/detail"
 	"drape/sim/param"
 	"drape/sim/scene"
 )
@@ -52,7 +53,10 @@ const defaultSaveFile = "saved-scene.json"
 type toggles struct {
 	wireframe, wireByGen, grid, pins, help bool
 	obstacles                              bool // draw the obstacles (O)
-	hideUIInVideo                          bool // recordings show the 3D view only, without panels
+	detail                                 bool // draw the physics-aware detail surface (D)
+	detailLevel                            int32
+	detailLine                             string // the detail worker's status, set by the viewer
+	hideUIInVideo                          bool   // recordings show the 3D view only, without panels
 	colorMap                               render.ColorMap
 }
 
@@ -91,7 +95,7 @@ type uiState struct {
 
 func newUIState(scale float32) *uiState {
 	u := &uiState{scale: scale, scenes: scene.SceneNames(assets.Scenes)}
-	u.toggles = toggles{grid: true, pins: true, obstacles: true, help: true, wireByGen: true, hideUIInVideo: true, colorMap: render.ColorMapCoolWarm}
+	u.toggles = toggles{grid: true, pins: true, obstacles: true, help: true, wireByGen: true, hideUIInVideo: true, colorMap: render.ColorMapCoolWarm, detailLevel: 1}
 	u.crange = colorRange{Auto: true, Min: -1, Max: 1}
 	return u
 }
@@ -605,6 +609,15 @@ func (u *uiState) displayPanel(a *uiAction) {
 	imgui.SameLine()
 	imgui.Checkbox("ground grid (G)", &t.grid)
 	imgui.Checkbox("obstacles (O)", &t.obstacles)
+	imgui.Checkbox("detail (D)", &t.detail)
+	u.mark("detail")
+	if t.detail {
+		imgui.SameLine()
+		imgui.PushItemWidth(80 * u.scale)
+		imgui.SliderInt("level", &t.detailLevel, 1, detail.MaxLevel)
+		imgui.PopItemWidth()
+		textDisabled(t.detailLine)
+	}
 	maps := []string{"flat (two-sided)", "mean curvature: cool-warm", "mean curvature: viridis"}
 	cm := int32(t.colorMap)
 	if imgui.ComboV("colour (C)", &cm, maps, -1) {
@@ -820,7 +833,7 @@ var helpLines = [][2]string{
 	{"C / F", "colour map / fit view"},
 	{"F9 / F12", "record / screenshot"},
 	{"Ctrl + S", "save scene"},
-	{"H", "hide this help"},
+	{"D / H", "detail / hide this help"},
 }
 
 // helpPanel sits in the right column between Stats and the legend, so it

@@ -21,6 +21,7 @@ type RecordOptions struct {
 	Height  int     // frame height, pixels
 	FPS     float64 // frames per simulated second, > 0
 	MSAA    int     // multisample count; 0 means 4, negative means none
+	Detail  int     // draw the physics-aware detail surface at this Loop level (1–3); 0 draws the simulation mesh
 
 	// Progress, if not nil, is called after each frame with the frames
 	// done and the total.
@@ -103,6 +104,12 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 	cam := render.NewCamera(float32(w), float32(h))
 	startView(&cam, snap, 0, 0)
 	cr := colorRange{Auto: true}
+	var det *syncDetail
+	if o.Detail > 0 {
+		if det, err = newSyncDetail(o.Detail); err != nil {
+			return res, err
+		}
+	}
 	pix := make([]byte, rb.FrameSize())
 	t0 := snap.Stats.Time
 	emit := func(got bool) error {
@@ -127,11 +134,17 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 			}
 		}
 		cr.update(snap.Stats.CurvAbsP98, k == 0)
-		if err := cloth.Upload(snap.Drawn().mesh()); err != nil {
+		mesh := snap.Drawn().mesh()
+		if det != nil {
+			if mesh, err = det.mesh(&snap.Surface); err != nil {
+				return res, fmt.Errorf("recording %s: detail: %w", snap.Scene, err)
+			}
+		}
+		if err := cloth.Upload(mesh); err != nil {
 			return res, err
 		}
 		gl.Viewport(0, 0, int32(w), int32(h))
-		if err := drawScene(cloth, obs, &cam, snap, cr); err != nil {
+		if err := drawScene(cloth, obs, &cam, snap, cr, det != nil); err != nil {
 			return res, err
 		}
 		got, err := rb.Capture(pix)
@@ -160,7 +173,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 // drawScene draws the background, the obstacles and the cloth of snap as
 // the viewer does by default (baseDrawOptions: cool-warm curvature, grid,
 // pins, obstacles), without any UI.
-func drawScene(cloth *render.ClothRenderer, obs *obstacleDrawer, cam *render.Camera, snap *Snapshot, cr colorRange) error {
+func drawScene(cloth *render.ClothRenderer, obs *obstacleDrawer, cam *render.Camera, snap *Snapshot, cr colorRange, detailed bool) error {
 	drawBackground(cloth)
 	if snap.Seq == 0 {
 		return nil
@@ -170,6 +183,9 @@ func drawScene(cloth *render.ClothRenderer, obs *obstacleDrawer, cam *render.Cam
 	d.PinSize = 13
 	for _, p := range snap.Pins {
 		d.Pins = append(d.Pins, render.Pin{Pos: p.Pos, State: render.PinIdle})
+	}
+	if detailed {
+		d.ColorMap = render.ColorMapNone // the detail surface carries no curvature
 	}
 	err := obs.draw(snap, d)
 	cloth.Draw(d)

@@ -144,6 +144,7 @@ type Surface struct {
 	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
 	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
 	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, geom.MeanCurvature)
+	Rest    []float32 // material coordinates of dense vertex i at Rest[2*i : 2*i+2], m; empty when the model has none (physics-aware detail needs them)
 	Tris    []uint32  // face f's dense vertices at Tris[3*f : 3*f+3]
 	FaceGen []uint8   // refinement generation of face f at FaceGen[f] (adapt.Generation), saturated at 255
 }
@@ -162,6 +163,7 @@ func (s *Surface) Vertex(i int) [3]float32 {
 // clear empties the surface, keeping its storage.
 func (s *Surface) clear() {
 	s.Pos, s.Normal, s.Curv, s.Tris, s.FaceGen = s.Pos[:0], s.Normal[:0], s.Curv[:0], s.Tris[:0], s.FaceGen[:0]
+	s.Rest = s.Rest[:0]
 }
 
 // mesh returns the surface for render.ClothRenderer.Upload.

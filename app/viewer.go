@@ -129,6 +129,11 @@ type viewer struct {
 	gui   *render.ImGuiRenderer
 	cloth *render.ClothRenderer
 	obs   obstacleDrawer
+	det   *detailWorker // physics-aware detail (Tsiknis ch. 3), started on first use
+
+	requestedSeq      uint64 // snapshot last handed to det
+	requestedLevel    int
+	uploadedDetailSeq uint64 // det result last uploaded; 0: the snapshot's own surface is uploaded
 
 	cam     render.Camera
 	in      *Interaction
@@ -215,6 +220,9 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 }
 
 func (v *viewer) delete() {
+	if v.det != nil {
+		v.det.Close()
+	}
 	v.obs.r.Delete()
 	v.cloth.Delete()
 	v.gui.Delete()
@@ -325,13 +333,15 @@ func (v *viewer) frame(screenshot bool) error {
 	v.in.HideObstacles = !v.ui.toggles.obstacles
 	v.in.Update(snap, v.loop)
 	if snap.Seq != v.uploadedSeq {
-		err := v.cloth.Upload(snap.Drawn().mesh())
-		if err != nil {
-			fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: %v\n", snap.Seq, err)
+		if !v.detailShown() {
+			if err := v.cloth.Upload(snap.Drawn().mesh()); err != nil {
+				fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: %v\n", snap.Seq, err)
+			}
 		}
 		v.uploadedSeq = snap.Seq
 		v.ui.observe(snap)
 	}
+	v.updateDetail(snap)
 
 	ds, fs := v.win.DisplaySize(), v.win.FramebufferSize()
 	v.cam.Width, v.cam.Height = ds[0], ds[1]
@@ -405,6 +415,9 @@ func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
 	d.PinSize = v.pinSize
 	t := &v.ui.toggles
 	d.ColorMap = t.colorMap
+	if v.detailShown() {
+		d.ColorMap = render.ColorMapNone // the detail surface carries no curvature
+	}
 	d.RangeMin, d.RangeMax = v.ui.crange.Min, v.ui.crange.Max
 	d.Wireframe, d.WireframeByGen = t.wireframe, t.wireByGen
 	d.Grid, d.ShowPins = t.grid, t.pins
@@ -447,6 +460,44 @@ func (v *viewer) fitCamera(snap *Snapshot, initial bool) {
 	}
 }
 
+// updateDetail hands new snapshots to the detail worker while Detail is
+// on and uploads its newest result; switching Detail off puts the
+// snapshot's own surface back.
+func (v *viewer) updateDetail(snap *Snapshot) {
+	t := &v.ui.toggles
+	if !t.detail {
+		if v.uploadedDetailSeq != 0 {
+			v.uploadedDetailSeq = 0
+			if err := v.cloth.Upload(snap.Drawn().mesh()); err != nil {
+				fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: %v\n", snap.Seq, err)
+			}
+		}
+		return
+	}
+	if v.det == nil {
+		v.det = newDetailWorker()
+	}
+	if snap.Seq != 0 && (snap.Seq != v.requestedSeq || int(t.detailLevel) != v.requestedLevel) {
+		v.det.Request(&snap.Surface, snap.Seq, int(t.detailLevel))
+		v.requestedSeq, v.requestedLevel = snap.Seq, int(t.detailLevel)
+		v.lastActive = v.win.Time() // keep drawing until the result arrives
+	}
+	m, seq, err, took := v.det.Result()
+	t.detailLine = detailStatus(seq, snap.Seq, err, took, len(m.Tris)/3)
+	if seq != 0 && seq != v.uploadedDetailSeq {
+		if err := v.cloth.Upload(m); err != nil {
+			fmt.Fprintf(v.o.Stderr, "drape view: detail of snapshot %d: %v\n", seq, err)
+		}
+		v.uploadedDetailSeq = seq
+	}
+	if seq != snap.Seq {
+		v.lastActive = v.win.Time() // a newer result is on its way
+	}
+}
+
+// detailShown reports whether the cloth drawn is the detail worker's.
+func (v *viewer) detailShown() bool { return v.ui.toggles.detail && v.uploadedDetailSeq != 0 }
+
 // key handles the keyboard shortcuts listed in the Help panel.
 func (v *viewer) key(k, mods int) {
 	snap := v.snap
@@ -470,6 +521,8 @@ func (v *viewer) key(k, mods int) {
 		t.pins = !t.pins
 	case keyO:
 		t.obstacles = !t.obstacles
+	case keyD:
+		t.detail = !t.detail
 	case keyC:
 		t.colorMap = (t.colorMap + 1) % 3
 	case keyF:

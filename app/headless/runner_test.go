@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +141,30 @@ func TestStatsOfUnstable(t *testing.T) {
 	data, err := json.Marshal(st)
 	if err != nil || st.Finite || !strings.Contains(string(data), `"max_speed":null`) {
 		t.Errorf("NaN velocity: got %s, err=%v, want finite=false and max_speed null", data, err)
+	}
+}
+
+// TestRunDetail: drape run --out --detail 1 writes the physics-aware
+// detail surface (four faces per simulated face at Loop level 1) instead
+// of the simulation mesh.
+func TestRunDetail(t *testing.T) {
+	dir := t.TempDir()
+	var out strings.Builder
+	for _, detail := range []int{0, 1} {
+		sub := filepath.Join(dir, fmt.Sprint(detail))
+		if err := Run(RunOptions{Scene: "hanging", Steps: 10, Every: 10, Out: sub, Format: "obj", Detail: detail}, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	faces := func(path string) int {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "\nf ")
+	}
+	plain, detailed := faces(filepath.Join(dir, "0", "frame_000010.obj")), faces(filepath.Join(dir, "1", "frame_000010.obj"))
+	if plain == 0 || detailed != 4*plain {
+		t.Errorf("faces: mesh %d, detail %d, want four times as many", plain, detailed)
 	}
 }
