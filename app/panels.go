@@ -13,6 +13,7 @@ import (
 	"drape/sim/cloth"
 	"drape/sim/param"
 	"drape/sim/scene"
+	"drape/sim/springs"
 )
 
 // This file holds every imgui call of the viewer (STYLE.md: keep the
@@ -40,6 +41,8 @@ type uiAction struct {
 	save                                     bool          // save the running scene to uiState.saveFile (Ctrl+S)
 
 	adapt *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
+
+	springs *springs.Params // new spring cloth parameters, whole value (CmdSetBlock "springs")
 }
 
 // defaultSaveFile is where Save scene writes when the file box is empty,
@@ -82,7 +85,8 @@ type uiState struct {
 	widgets       map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
 	legendH       float32               // legend window height in the previous frame, for stacking Help above it
 	rec           recStatus
-	adapt         adaptUI // the Adaptivity panel's edited settings
+	adapt         adaptUI        // the Adaptivity panel's edited settings
+	springs       springs.Params // the Springs panel's copy; re-synced like params
 }
 
 func newUIState(scale float32) *uiState {
@@ -193,7 +197,7 @@ func (u *uiState) sample(s *Snapshot) {
 	}
 	ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Adapt) / float64(time.Millisecond))
 	u.histTime = append(u.histTime, float32(s.Stats.Time))
-	u.histTris = append(u.histTris, float32(s.Stats.Triangles))
+	u.histTris = append(u.histTris, float32(plotCount(s)))
 	u.histMs = append(u.histMs, ms)
 }
 
@@ -223,11 +227,15 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		imgui.PushItemWidth(-150 * sc)
 		u.messageLine()
 		u.scenePanel(s, &a)
-		// Adaptivity second: at the default 1280×800 it sat below the
-		// fold, under five other sections.
-		u.adaptivityPanel(s, &a)
-		u.materialPanel(&a)
-		u.solverPanel(&a)
+		if s.Springs.On {
+			u.springsPanel(s, &a) // panels_springs.go
+		} else {
+			// Adaptivity second: at the default 1280×800 it sat below the
+			// fold, under five other sections.
+			u.adaptivityPanel(s, &a)
+			u.materialPanel(&a)
+			u.solverPanel(&a)
+		}
 		u.displayPanel(&a)
 		u.recordPanel(&a)
 		imgui.PopItemWidth()
@@ -420,6 +428,7 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 		a.reset = true
 	}
 	imgui.Textf("%s   t = %.2f s   step %d", s.Scene, s.Stats.Time, s.Stats.Steps)
+	imgui.Textf("model: %s", modelName(s))
 }
 
 // sliderF64 edits a float64 through a float32 slider and reports a change.
@@ -496,6 +505,11 @@ func (u *uiState) solverPanel(a *uiAction) {
 	if tableControls(cloth.ParamTable, "Solver", &p, nil) {
 		u.sendParams(p, a)
 	}
+	u.pacingControls(a)
+}
+
+// pacingControls edit the real-time factor target.
+func (u *uiState) pacingControls(a *uiAction) {
 	changed := imgui.Checkbox("as fast as possible", &u.asFast)
 	if imgui.SliderFloatV("speed (× real time)", &u.speed, 0.05, 4, "%.2f", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
 		changed, u.asFast = true, false
@@ -685,7 +699,7 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 			lo, hiT = min(lo, v), max(hiT, v)
 		}
 		pad := max(1, 0.1*(hiT-lo))
-		imgui.PlotLinesV("##tris", u.histTris, 0, fmt.Sprintf("triangles (%d)", st.Triangles), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
+		imgui.PlotLinesV("##tris", u.histTris, 0, plotLabel(s), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
 		u.mark("triangles plot")
 	}
 }

@@ -46,7 +46,7 @@ type Snapshot struct {
 	// Surface.
 	Detail Surface
 
-	Slot    []int32 // model vertex id (sim vertex slot) of dense vertex i at Slot[i]; picks translate back through it
+	Slot    []int32 // model vertex id (sim vertex slot) of dense vertex i at Slot[i], −1 for a drawn vertex that is none (the spring cloth's cell centres); picks translate back through it
 	DenseOf []int32 // dense index of model vertex id s at DenseOf[s], −1 for dead slots; len = number of ids
 
 	Pins []PinInfo // pinned vertices, sorted by slot
@@ -66,6 +66,10 @@ type Snapshot struct {
 	EditSeq uint64
 
 	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
+
+	// Springs is the state of the mass-spring cloth (model_springs.go);
+	// Springs.On is false when another model runs.
+	Springs SpringsInfo
 
 	Stats Stats
 }

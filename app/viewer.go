@@ -562,6 +562,9 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 	if a.adapt != nil {
 		l.Send(Command{Kind: CmdSetAdapt, Adapt: *a.adapt})
 	}
+	if a.springs != nil {
+		l.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: *a.springs})
+	}
 	if a.speed != nil {
 		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})
 	}
