@@ -1,11 +1,13 @@
 // Package app is drape's interactive viewer: the simulation goroutine
 // (simloop.go) running a cloth Model (model.go; the FEM cloth of Bender &
-// Deul 2012 through model_fem.go), the snapshot hand-over between it and
+// Deul 2012 through model_fem.go, the mass-spring cloth of Olson & Rudnick
+// through model_springs.go), the snapshot hand-over between it and
 // the render loop (snapshot.go), the render loop on the main OS thread
 // (viewer.go), the look and camera fit it shares with drape record
 // (view.go), mouse and keyboard interaction (input.go), the ImGui panels
 // (panels.go, whose parameter sliders come from the param tables of
-// sim/cloth) and the --state file (state.go).
+// sim/cloth; panels_springs.go for sim/springs) and the --state file
+// (state.go).
 //
 // Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
 // main OS thread (package main locks it in init). The simulation runs in
