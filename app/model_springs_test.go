@@ -2,10 +2,13 @@ package app
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"drape/assets"
 	"drape/sim/geom"
+	"drape/sim/scene"
 	"drape/sim/springs"
 )
 
@@ -158,5 +161,36 @@ func TestSpringsSurfaceLayers(t *testing.T) {
 	}
 	if s.Springs.Variant != springs.DynamicSubdivision {
 		t.Errorf("variant got=%v", s.Springs.Variant)
+	}
+}
+
+// TestSaveSpringsScene: the viewer's Save writes a springs scene with the
+// parameters in force, which reads back and rebuilds with them; pins set
+// in the viewer are not saved (a springs scene has no "pins").
+func TestSaveSpringsScene(t *testing.T) {
+	l := newTestLoop(t, "springs-small", true)
+	p := l.s.Block("springs").(springs.Params)
+	p.KBend, p.CheckInterval = 3.5, 7
+	if err := l.s.SetBlock("springs", p); err != nil {
+		t.Fatal(err)
+	}
+	l.apply(Command{Kind: CmdPin, Vertex: 2, Target: geom.Vec3{Y: 1}})
+	file := filepath.Join(t.TempDir(), "saved.json")
+	if err := l.SavedScene(nil).WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.LoadScene(assets.Scenes, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.IsSprings() || sc.SpringsScene != "small-dynamic" || sc.Springs != p || len(sc.Pins) != 0 {
+		t.Errorf("saved scene: model %q springs_scene %q params %+v pins %v, want springs, small-dynamic, %+v, none", sc.Model, sc.SpringsScene, sc.Springs, sc.Pins, p)
+	}
+	m, err := buildModel(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Block("springs"); got != p {
+		t.Errorf("rebuilt params got=%+v, want=%+v", got, p)
 	}
 }

@@ -24,8 +24,8 @@ func TestGUISprings(t *testing.T) {
 		_, ok := s.Widgets["springs dt"]
 		return s.Frames >= 3 && ok && len(s.Pins) == 4
 	})
-	if st.Scene != "springs-tablecloth" || !st.Finite {
-		t.Fatalf("start: scene %q finite %v", st.Scene, st.Finite)
+	if st.Scene != "springs-tablecloth" || !st.Finite || st.Springs == nil || st.Springs.MaxLayer != 2 {
+		t.Fatalf("start: scene %q finite %v springs %+v", st.Scene, st.Finite, st.Springs)
 	}
 	st = v.poll("subdivision", func(s State) bool { return s.MaxGen >= 1 })
 	t.Logf("subdivided: t = %.2f s, %d vertices, %d triangles, layers up to %d", st.Time, st.Vertices, st.Triangles, st.MaxGen)

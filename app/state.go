@@ -9,6 +9,7 @@ import (
 
 	"drape/render"
 	"drape/sim/cloth"
+	"drape/sim/springs"
 )
 
 // State is what --state writes: enough to check the viewer from a script
@@ -35,7 +36,12 @@ type State struct {
 	StepsPerS float64           `json:"steps_per_s"` // simulation steps per wall second
 	Params    cloth.Params      `json:"params"`      // parameters in force, with the keys of scene files (cloth.ParamTable)
 	Adapt     cloth.AdaptParams `json:"adapt"`       // adaptivity settings in force, with the keys of scene files (cloth.AdaptTable)
-	MaxGen    int               `json:"max_gen"`     // deepest refinement generation among the live faces
+	MaxGen    int               `json:"max_gen"`     // deepest refinement generation among the live faces (for the spring cloth: subdivision layer)
+
+	// Springs are the spring cloth's parameters in force, with the keys of
+	// a scene's "springs" block (springs.ParamTable); absent for the FEM
+	// cloth.
+	Springs *springs.Params `json:"springs,omitempty"`
 
 	// Widgets are the window rectangles [x0, y0, x1, y1] of named controls
 	// drawn in the last frame (absent when scrolled or collapsed away):
@@ -69,6 +75,10 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 	}
 	for _, g := range snap.FaceGen {
 		st.MaxGen = max(st.MaxGen, int(g))
+	}
+	if snap.Springs.On {
+		sp := snap.Springs.Params
+		st.Springs = &sp
 	}
 	for k, r := range widgets {
 		st.Widgets[k] = [4]float32{finite32(r[0]), finite32(r[1]), finite32(r[2]), finite32(r[3])}
