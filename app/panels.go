@@ -674,9 +674,13 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	imgui.Textf("simulation  %6.1f steps/s", sps)
 	imgui.Textf("real time   %6.2f×  (target %s)", rtf, target)
 	imgui.Textf("step        %6.1f ms", total)
-	imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
-	imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
-	imgui.Textf("PCG         %6d iterations", st.Iterations)
+	if s.Springs.On {
+		springsStats(s) // panels_springs.go
+	} else {
+		imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
+		imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
+		imgui.Textf("PCG         %6d iterations", st.Iterations)
+	}
 	imgui.Textf("mesh        %6d vertices  %6d tris", st.Vertices, st.Triangles)
 	imgui.Textf("kinetic E   %9.3g J", st.KineticEnergy)
 	if in.Dragged >= 0 {
