@@ -65,7 +65,7 @@ type command struct {
 var commands = []command{
 	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]", "simulate a scene without a window", cmdRun, true},
 	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
-	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7)", cmdBench, true},
+	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision", cmdBench, true},
 	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView, false},
 }
 
@@ -184,7 +184,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench")
 	var o headless.BenchOptions
-	fs.StringVar(&o.Scene, "scene", "curtain-adaptive", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section")
+	fs.StringVar(&o.Scene, "scene", "curtain-adaptive", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section, or a springs scene")
 	fs.Float64Var(&o.Seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration")
 	fs.Float64Var(&o.Sample, "sample", 0.1, "compare the two surfaces every `S` seconds of simulated time")
 	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `FILE`")

@@ -95,9 +95,16 @@ type SurfaceInfo struct {
 	CurvAbsP98 float32 // 98th percentile of |H| weighted by vertex mass, 1/m
 }
 
-// buildModel builds the model a scene asks for. Today every scene is the
-// FEM cloth; a scene key "model" would choose here.
+// buildModel builds the model a scene asks for (its "model" key): the
+// FEM cloth, or the mass-spring cloth (model_springs.go).
 func buildModel(sc *scene.Scene) (Model, error) {
+	if sc.IsSprings() {
+		c, err := sc.BuildSprings()
+		if err != nil {
+			return nil, err
+		}
+		return newSpringsModel(c), nil
+	}
 	s, err := sc.Build()
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"drape/sim/detail"
 	"drape/sim/param"
 	"drape/sim/scene"
+	"drape/sim/springs"
 )
 
 // This file holds every imgui call of the viewer (STYLE.md: keep the
@@ -43,6 +44,8 @@ type uiAction struct {
 
 	adapt   *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
 	contact *contact.Params    // new collision settings, whole value (CmdSetContact)
+
+	springs *springs.Params // new spring cloth parameters, whole value (CmdSetBlock "springs")
 }
 
 // defaultSaveFile is where Save scene writes when the file box is empty,
@@ -91,6 +94,7 @@ type uiState struct {
 	rec           recStatus
 	adapt         adaptUI        // the Adaptivity panel's edited settings
 	contact       contact.Params // the Contact panel's edited settings; re-synced like params
+	springs       springs.Params // the Springs panel's copy; re-synced like params
 }
 
 func newUIState(scale float32) *uiState {
@@ -202,7 +206,7 @@ func (u *uiState) sample(s *Snapshot) {
 	}
 	ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Collide+s.Stats.Adapt) / float64(time.Millisecond))
 	u.histTime = append(u.histTime, float32(s.Stats.Time))
-	u.histTris = append(u.histTris, float32(s.Stats.Triangles))
+	u.histTris = append(u.histTris, float32(plotCount(s)))
 	u.histMs = append(u.histMs, ms)
 }
 
@@ -232,12 +236,16 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		imgui.PushItemWidth(-150 * sc)
 		u.messageLine()
 		u.scenePanel(s, &a)
-		// Adaptivity second: at the default 1280×800 it sat below the
-		// fold, under five other sections.
-		u.adaptivityPanel(s, &a)
-		u.contactPanel(s, &a)
-		u.materialPanel(&a)
-		u.solverPanel(&a)
+		if s.Springs.On {
+			u.springsPanel(s, &a) // panels_springs.go
+		} else {
+			// Adaptivity second: at the default 1280×800 it sat below the
+			// fold, under five other sections.
+			u.adaptivityPanel(s, &a)
+			u.contactPanel(s, &a)
+			u.materialPanel(&a)
+			u.solverPanel(&a)
+		}
 		u.displayPanel(&a)
 		u.recordPanel(&a)
 		imgui.PopItemWidth()
@@ -430,6 +438,7 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 		a.reset = true
 	}
 	imgui.Textf("%s   t = %.2f s   step %d", s.Scene, s.Stats.Time, s.Stats.Steps)
+	imgui.Textf("model: %s", modelName(s))
 	if len(s.Obstacles) > 0 {
 		textDisabled("obstacles (Shift + drag moves one):")
 		for i := range s.Obstacles {
@@ -556,6 +565,11 @@ func (u *uiState) solverPanel(a *uiAction) {
 	if tableControls(cloth.ParamTable, "Solver", &p, nil) {
 		u.sendParams(p, a)
 	}
+	u.pacingControls(a)
+}
+
+// pacingControls edit the real-time factor target.
+func (u *uiState) pacingControls(a *uiAction) {
 	changed := imgui.Checkbox("as fast as possible", &u.asFast)
 	if imgui.SliderFloatV("speed (× real time)", &u.speed, 0.05, 4, "%.2f", imgui.SliderFlagsLogarithmic|imgui.SliderFlagsAlwaysClamp) {
 		changed, u.asFast = true, false
@@ -729,15 +743,20 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	}
 	imgui.Textf("simulation  %6.1f steps/s", sps)
 	imgui.Textf("real time   %6.2f×  (target %s)", rtf, target)
-	if st.Collide > 0 {
-		imgui.Textf("step        %6.1f ms  (collisions %.0f %%)", total, 100*ms(st.Collide)/total)
-		imgui.Textf("  asm %5.1f  solve %5.1f  coll %5.1f  other %4.1f", ms(st.Assemble), ms(st.Solve), ms(st.Collide), ms(st.Other+st.Adapt))
-	} else {
+	if s.Springs.On {
 		imgui.Textf("step        %6.1f ms", total)
-		imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
+		springsStats(s) // panels_springs.go
+	} else {
+		if st.Collide > 0 {
+			imgui.Textf("step        %6.1f ms  (collisions %.0f %%)", total, 100*ms(st.Collide)/total)
+			imgui.Textf("  asm %5.1f  solve %5.1f  coll %5.1f  other %4.1f", ms(st.Assemble), ms(st.Solve), ms(st.Collide), ms(st.Other+st.Adapt))
+		} else {
+			imgui.Textf("step        %6.1f ms", total)
+			imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
+		}
+		imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
+		imgui.Textf("PCG         %6d iterations", st.Iterations)
 	}
-	imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
-	imgui.Textf("PCG         %6d iterations", st.Iterations)
 	imgui.Textf("mesh        %6d vertices  %6d tris", st.Vertices, st.Triangles)
 	imgui.Textf("kinetic E   %9.3g J", st.KineticEnergy)
 	if in.Obstacle >= 0 && in.Obstacle < len(s.Obstacles) {
@@ -762,7 +781,7 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 			lo, hiT = min(lo, v), max(hiT, v)
 		}
 		pad := max(1, 0.1*(hiT-lo))
-		imgui.PlotLinesV("##tris", u.histTris, 0, fmt.Sprintf("triangles (%d)", st.Triangles), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
+		imgui.PlotLinesV("##tris", u.histTris, 0, plotLabel(s), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
 		u.mark("triangles plot")
 	}
 }

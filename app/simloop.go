@@ -38,6 +38,7 @@ const (
 	CmdSaveScene                   // write the running scene, as now set, to the file Scene with camera Camera (Loop.SavedScene); the outcome is an Event
 	CmdSetContact                  // replace the collision settings with Contact (validated; an error keeps the old ones and is published in Snapshot.EditErr)
 	CmdMoveObstacle                // move obstacle Obstacle's user offset towards Target (see Loop.moveObstacles); a failure is an Event
+	CmdSetBlock                    // replace the model's parameter block Key with Block (Model.SetBlock; validated like CmdSetParams, answered through Snapshot.EditErr)
 )
 
 // Command is one request from the viewer to the simulation. Only the
@@ -53,7 +54,9 @@ type Command struct {
 	Adapt    cloth.AdaptParams
 	Camera   *scene.Camera // CmdSaveScene: the viewer's camera; nil saves none
 	Contact  contact.Params
-	Obstacle int // CmdMoveObstacle: index in the scene's obstacles
+	Obstacle int    // CmdMoveObstacle: index in the scene's obstacles
+	Key      string // CmdSetBlock: the block's scene key, e.g. "springs"
+	Block    any    // CmdSetBlock: the block's value type, e.g. springs.Params
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -310,6 +313,14 @@ func (l *Loop) apply(c Command) (step bool) {
 		} else {
 			l.emit(Event{Info: "saved scene to " + c.Scene})
 		}
+	case CmdSetBlock:
+		l.editSeq++
+		l.editErr = ""
+		if err := l.s.SetBlock(c.Key, c.Block); err != nil {
+			l.editErr = c.Key + " parameters rejected: " + err.Error()
+			return false
+		}
+		l.pace.reset()
 	case CmdSetAdapt:
 		// cloth.Sim.SetAdaptParams validates first and keeps the settings in
 		// force on error; the error goes to the panel through the snapshot.
@@ -477,6 +488,7 @@ func (l *Loop) publish(_ time.Duration) {
 // model's surface (Model.Surface), parameter blocks and statistics.
 func (l *Loop) fill(dst *Snapshot) {
 	s := l.s
+	dst.Springs = SpringsInfo{} // set by the springs model's Surface
 	surf := s.Surface(dst)
 	dst.Seq, dst.Epoch, dst.Scene, dst.Camera = l.seq, l.epoch, l.scene.Name, l.scene.Camera
 	dst.Params, _ = s.Block("params").(cloth.Params)

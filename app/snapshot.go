@@ -1,13 +1,14 @@
 // Package app is drape's interactive viewer: the simulation goroutine
 // (simloop.go) running a cloth Model (model.go; the FEM cloth of Bender &
-// Deul 2012 through model_fem.go), the snapshot hand-over between it and
-// the render loop (snapshot.go), the obstacles' drawn surfaces in it
+// Deul 2012 through model_fem.go, the mass-spring cloth of Olson & Rudnick
+// through model_springs.go), the snapshot hand-over between it and the
+// render loop (snapshot.go), the obstacles' drawn surfaces in it
 // (obstacles.go), the render loop on the main OS thread (viewer.go), the
 // look and camera fit it shares with drape record (view.go), mouse and
 // keyboard interaction (input.go: camera, vertex drags, Shift + drag of
 // obstacles), the ImGui panels (panels.go, whose parameter sliders come
-// from the param tables of sim/cloth and sim/contact) and the --state
-// file (state.go).
+// from the param tables of sim/cloth and sim/contact; panels_springs.go
+// for sim/springs) and the --state file (state.go).
 //
 // Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
 // main OS thread (package main locks it in init). The simulation runs in
@@ -50,7 +51,7 @@ type Snapshot struct {
 	// Surface.
 	Detail Surface
 
-	Slot    []int32 // model vertex id (sim vertex slot) of dense vertex i at Slot[i]; picks translate back through it
+	Slot    []int32 // model vertex id (sim vertex slot) of dense vertex i at Slot[i], −1 for a drawn vertex that is none (the spring cloth's cell centres); picks translate back through it
 	DenseOf []int32 // dense index of model vertex id s at DenseOf[s], −1 for dead slots; len = number of ids
 
 	Pins []PinInfo // pinned vertices, sorted by slot
@@ -82,6 +83,10 @@ type Snapshot struct {
 	EditSeq uint64
 
 	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
+
+	// Springs is the state of the mass-spring cloth (model_springs.go);
+	// Springs.On is false when another model runs.
+	Springs SpringsInfo
 
 	Stats Stats
 }

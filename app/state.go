@@ -10,6 +10,7 @@ import (
 	"drape/render"
 	"drape/sim/cloth"
 	"drape/sim/contact"
+	"drape/sim/springs"
 )
 
 // State is what --state writes: enough to check the viewer from a script
@@ -42,6 +43,11 @@ type State struct {
 	// DraggedObstacle is the index of the obstacle being dragged in the
 	// last frame (Shift + left drag), −1 for none.
 	DraggedObstacle int `json:"dragged_obstacle"`
+
+	// Springs are the spring cloth's parameters in force, with the keys of
+	// a scene's "springs" block (springs.ParamTable); absent for the FEM
+	// cloth.
+	Springs *springs.Params `json:"springs,omitempty"`
 
 	// Widgets are the window rectangles [x0, y0, x1, y1] of named controls
 	// drawn in the last frame (absent when scrolled or collapsed away):
@@ -96,6 +102,10 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 	}
 	for _, g := range snap.FaceGen {
 		st.MaxGen = max(st.MaxGen, int(g))
+	}
+	if snap.Springs.On {
+		sp := snap.Springs.Params
+		st.Springs = &sp
 	}
 	for k, r := range widgets {
 		st.Widgets[k] = [4]float32{finite32(r[0]), finite32(r[1]), finite32(r[2]), finite32(r[3])}

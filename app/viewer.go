@@ -642,6 +642,9 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 	if a.contact != nil {
 		l.Send(Command{Kind: CmdSetContact, Contact: *a.contact})
 	}
+	if a.springs != nil {
+		l.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: *a.springs})
+	}
 	if a.speed != nil {
 		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})
 	}

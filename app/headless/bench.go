@@ -78,6 +78,11 @@ type BenchResult struct {
 	ErrorMaxRel  float64 `json:"error_max_rel"` // largest such distance ÷ cloth diagonal
 	Diagonal     float64 `json:"cloth_diagonal"`
 	Samples      int     `json:"accuracy_samples"` // matching times compared
+
+	// Springs is the comparison of a springs scene (springs.go): its
+	// cloth with no, uniform and dynamic subdivision; the FEM fields
+	// above are then zero.
+	Springs *SpringsBench `json:"springs,omitempty"`
 }
 
 // Bench implements "drape bench".
@@ -88,6 +93,9 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 	scene, err := scene.LoadScene(assets.Scenes, o.Scene)
 	if err != nil {
 		return BenchResult{}, err
+	}
+	if scene.IsSprings() {
+		return benchSprings(o, scene) // springs.go
 	}
 	if scene.Adapt == nil {
 		return BenchResult{}, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try curtain-adaptive)", scene.Name)
@@ -284,6 +292,10 @@ func livePositions(m *geom.Mesh) []geom.Vec3 {
 
 // WriteBenchTable prints the comparison as a markdown table.
 func WriteBenchTable(w io.Writer, r BenchResult) {
+	if r.Springs != nil {
+		writeSpringsBenchTable(w, r)
+		return
+	}
 	fmt.Fprintf(w, "%s, %.3g s simulated per run, g_max = %d\n\n", r.Scene, r.Seconds, r.GMax)
 	fmt.Fprintln(w, "| run | avg triangles | peak triangles | ms/step mean | ms/step median | adaptation share | collision share | PCG iterations mean | finite |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -300,6 +312,9 @@ func WriteBenchTable(w io.Writer, r BenchResult) {
 
 // WriteBenchPlots writes triangles.png and ms_per_step.png into dir.
 func WriteBenchPlots(dir string, r BenchResult) error {
+	if r.Springs != nil {
+		return fmt.Errorf("bench plots are drawn for FEM scenes only, not for the springs scene %s", r.Scene)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating plot directory: %w", err)
 	}

@@ -131,6 +131,9 @@ func Run(o RunOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if scene.IsSprings() {
+		return runSprings(o, scene, stdout) // springs.go
+	}
 	s, err := scene.Build()
 	if err != nil {
 		return err

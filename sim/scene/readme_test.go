@@ -8,6 +8,7 @@ import (
 
 	"drape/sim/cloth"
 	"drape/sim/contact"
+	"drape/sim/springs"
 	"drape/sim/strainlimit"
 )
 
@@ -21,6 +22,7 @@ func readmeTables() [][2]string {
 		{"adapt", cloth.AdaptTable.Markdown()},
 		{"contact", contact.Table.Markdown()},
 		{"strain", strainlimit.Table.Markdown()},
+		{"springs", springs.ParamTable.Markdown()},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
+	"drape/sim/springs"
 	"drape/sim/strainlimit"
 )
 
@@ -18,18 +19,21 @@ import (
 // blocks as values, which encode through their tables (cloth.ParamTable,
 // cloth.AdaptTable), and empty optional objects left out.
 type sceneOut struct {
-	Name        string             `json:"name"`
-	Description string             `json:"description,omitempty"`
-	Duration    float64            `json:"duration"`
-	Mesh        MeshSpec           `json:"mesh"`
-	Placement   *Placement         `json:"placement,omitempty"`
-	Pins        []PinSpec          `json:"pins,omitempty"`
-	Camera      *Camera            `json:"camera,omitempty"`
-	Params      cloth.Params       `json:"params"`
-	Adapt       *cloth.AdaptParams `json:"adapt,omitempty"`
-	Obstacles   []obstacle.Spec    `json:"obstacles,omitempty"`
-	Contact     contact.Params     `json:"contact"`
-	Strain      strainlimit.Params `json:"strain"`
+	Name         string              `json:"name"`
+	Description  string              `json:"description,omitempty"`
+	Duration     float64             `json:"duration"`
+	Model        string              `json:"model,omitempty"`
+	SpringsScene string              `json:"springs_scene,omitempty"`
+	Mesh         *MeshSpec           `json:"mesh,omitempty"`
+	Placement    *Placement          `json:"placement,omitempty"`
+	Pins         []PinSpec           `json:"pins,omitempty"`
+	Camera       *Camera             `json:"camera,omitempty"`
+	Params       *cloth.Params       `json:"params,omitempty"`
+	Adapt        *cloth.AdaptParams  `json:"adapt,omitempty"`
+	Obstacles    []obstacle.Spec     `json:"obstacles,omitempty"`
+	Contact      *contact.Params     `json:"contact,omitempty"`
+	Strain       *strainlimit.Params `json:"strain,omitempty"`
+	Springs      *springs.Params     `json:"springs,omitempty"`
 }
 
 // Encode returns the scene as indented JSON that ParseScene reads back to
@@ -43,8 +47,16 @@ func (s *Scene) Encode() ([]byte, error) {
 	}
 	out := sceneOut{
 		Name: s.Name, Description: s.Description, Duration: s.Duration,
-		Mesh: s.Mesh, Pins: s.Pins, Camera: s.Camera,
-		Params: s.Params, Adapt: s.Adapt, Obstacles: s.Obstacles, Contact: s.Contact, Strain: s.Strain,
+		Pins: s.Pins, Camera: s.Camera, Adapt: s.Adapt, Obstacles: s.Obstacles,
+	}
+	if s.IsSprings() {
+		// A springs scene writes only its own keys (validateSprings rejects
+		// the FEM ones).
+		sp := s.Springs
+		out.Model, out.SpringsScene, out.Springs = s.Model, s.SpringsScene, &sp
+	} else {
+		mesh, params, ct, st := s.Mesh, s.Params, s.Contact, s.Strain
+		out.Model, out.Mesh, out.Params, out.Contact, out.Strain = s.Model, &mesh, &params, &ct, &st
 	}
 	if s.Placement != (Placement{}) {
 		pl := s.Placement

@@ -21,6 +21,7 @@ import (
 	"drape/sim/meshio"
 	"drape/sim/obstacle"
 	"drape/sim/param"
+	"drape/sim/springs"
 	"drape/sim/strainlimit"
 )
 
@@ -42,6 +43,14 @@ type Scene struct {
 	Contact     contact.Params     // collision handling; contact.DefaultParams overridden field by field
 	Strain      strainlimit.Params // strain limiting; strainlimit.DefaultParams (off) overridden field by field
 	Camera      *Camera            // the viewer's camera; nil: fit the view to the cloth
+
+	// Model is the cloth model: "fem" (the default, also when empty) or
+	// "springs" (the mass-spring cloth of package springs, Olson &
+	// Rudnick), which takes its cloth from SpringsScene and its
+	// parameters from Springs instead of Mesh, Placement, Pins and Params.
+	Model        string
+	SpringsScene string         // springs: a built-in springs.Scene name, e.g. "tablecloth-dynamic" (springs.SceneNames)
+	Springs      springs.Params // springs: springs.DefaultParams overridden field by field by the "springs" block
 
 	source string // file name for messages
 	objFS  fs.FS  // where a relative mesh.file resolves; nil: the OS filesystem
@@ -141,6 +150,10 @@ type sceneJSON struct {
 	Obstacles   []obstacle.Spec `json:"obstacles"`
 	Contact     json.RawMessage `json:"contact"`
 	Strain      json.RawMessage `json:"strain"`
+
+	Model        string          `json:"model"`
+	SpringsScene string          `json:"springs_scene"`
+	Springs      json.RawMessage `json:"springs"`
 }
 
 func vec3(a [3]float64) geom.Vec3 { return geom.Vec3{a[0], a[1], a[2]} }
@@ -207,8 +220,28 @@ const maxSceneBytes = 4 << 20
 //	  },
 //	  "camera": {                      // optional: the viewer's camera (see Camera)
 //	    "target": [0, 1, 0], "distance": 3, "yaw": 34, "pitch": 20, "fov_y": 45
-//	  }
+//	  },
+//	  "model": "fem"                   // "fem" (default) | "springs", see below
 //	}
+//
+// A scene with "model": "springs" runs the mass-spring cloth of package
+// springs (Olson & Rudnick) instead. Its cloth is one of the package's
+// built-in scenes, named by "springs_scene" (springs.SceneNames: "sheet",
+// "tablecloth", "pole" or "small", plain for no subdivision or with the
+// suffix "-uniform" or "-dynamic"), and its parameters are a "springs"
+// block decoded through springs.ParamTable over springs.DefaultParams:
+//
+//	{ "name": "springs-sheet", "duration": 5, "model": "springs",
+//	  "springs_scene": "sheet-dynamic",
+//	  "springs": { "k_structural": 50, "dt": 0.0005, "max_layer": 2 } }
+//
+// Decision: the built-in cloths carry what the FEM keys cannot say (the
+// table and pole obstacles of the spring cloth, the small cloth's pin
+// targets), so a springs scene names one instead of mapping mesh,
+// placement and pins onto a grid; those keys, "adapt" and "obstacles" are
+// errors in a springs scene, and "springs" and "springs_scene" are errors
+// in a FEM scene. The "params", "contact" and "strain" blocks are read but
+// unused by the springs model.
 //
 // The "params" and "adapt" blocks are decoded through cloth.ParamTable and
 // cloth.AdaptTable (package param), which hold every key's unit, default
@@ -234,7 +267,15 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 		Mesh: j.Mesh, Placement: j.Placement, Pins: j.Pins, Camera: j.Camera,
 		Obstacles: j.Obstacles,
 		Params:    cloth.DefaultParams(), Contact: contact.DefaultParams(), Strain: strainlimit.DefaultParams(),
+		Model: j.Model, SpringsScene: j.SpringsScene, Springs: springs.DefaultParams(),
 		source: source,
+	}
+	if j.Springs != nil && (j.Model == "" || j.Model == ModelFEM) {
+		line, col := lineCol(data, keyOffset(data, `"springs"`))
+		return nil, fmt.Errorf("%s: line %d, column %d: the \"springs\" block applies to \"model\": \"springs\" only", source, line, col)
+	}
+	if err := decodeBlock(data, "springs", j.Springs, springs.ParamTable, &s.Springs); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(filepath.ToSlash(source)), ".json")
@@ -362,6 +403,16 @@ func (s *Scene) Validate() error {
 	if !(s.Duration > 0) || !finite(s.Duration) {
 		return fmt.Errorf("duration must be positive and finite, got %v s", s.Duration)
 	}
+	switch s.Model {
+	case "", ModelFEM:
+		if s.SpringsScene != "" {
+			return fmt.Errorf("springs_scene applies to \"model\": \"springs\" only")
+		}
+	case ModelSprings:
+		return s.validateSprings()
+	default:
+		return fmt.Errorf("model must be %q or %q, got %q", ModelFEM, ModelSprings, s.Model)
+	}
 	m := s.Mesh
 	switch m.Kind {
 	case "grid", "staggered", "irregular":
@@ -439,6 +490,73 @@ func (s *Scene) Validate() error {
 		}
 	}
 	return nil
+}
+
+// The cloth models a scene's "model" key names.
+const (
+	ModelFEM     = "fem"     // Bender & Deul's FEM cloth, package cloth (the default)
+	ModelSprings = "springs" // Olson & Rudnick's mass-spring cloth, package springs
+)
+
+// IsSprings reports whether the scene runs the mass-spring cloth.
+func (s *Scene) IsSprings() bool { return s.Model == ModelSprings }
+
+// Dt returns the time step of the scene's model, s.
+func (s *Scene) Dt() float64 {
+	if s.IsSprings() {
+		return s.Springs.Dt
+	}
+	return s.Params.Dt
+}
+
+// validateSprings checks a "model": "springs" scene: a known springs_scene,
+// valid springs parameters, and none of the FEM keys that would be
+// silently ignored (mesh, placement, pins, adapt, obstacles).
+func (s *Scene) validateSprings() error {
+	if s.SpringsScene == "" {
+		return fmt.Errorf("springs_scene is required for \"model\": \"springs\" (one of %s)", strings.Join(springs.SceneNames(), ", "))
+	}
+	if _, err := springs.Scene(s.SpringsScene); err != nil {
+		return fmt.Errorf("springs_scene: %w", err)
+	}
+	switch {
+	case s.Mesh != (MeshSpec{}):
+		return fmt.Errorf("mesh: a springs scene takes its grid from springs_scene, not from mesh")
+	case s.Placement != (Placement{}):
+		return fmt.Errorf("placement: a springs scene takes its placement from springs_scene")
+	case len(s.Pins) > 0:
+		return fmt.Errorf("pins: a springs scene takes its fixed particles from springs_scene (the viewer pins and drags particles)")
+	case s.Adapt != nil:
+		return fmt.Errorf("adapt: a springs scene subdivides by its springs_scene variant and the \"springs\" block, not by adapt")
+	case len(s.Obstacles) > 0:
+		return fmt.Errorf("obstacles: a springs scene takes its obstacles from springs_scene")
+	}
+	if err := s.Springs.Validate(); err != nil {
+		return fmt.Errorf("springs: %w", err)
+	}
+	if s.Camera != nil {
+		if err := s.Camera.validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BuildSprings returns the mass-spring cloth of a "model": "springs" scene:
+// springs.Scene(SpringsScene) with the Springs parameters.
+func (s *Scene) BuildSprings() (*springs.Cloth, error) {
+	if !s.IsSprings() {
+		return nil, fmt.Errorf("scene %s runs the FEM cloth, not the springs model", s.Name)
+	}
+	spec, err := springs.Scene(s.SpringsScene)
+	if err != nil {
+		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
+	}
+	c, err := springs.New(spec, s.Springs)
+	if err != nil {
+		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
+	}
+	return c, nil
 }
 
 func (p *PinSpec) validate() error {
@@ -634,6 +752,9 @@ func (s *Scene) loadOBJ() (*geom.Mesh, error) {
 // initial positions, scripted ones with PinPath), then the adaptive
 // settings, if the scene has them.
 func (s *Scene) Build() (*cloth.Sim, error) {
+	if s.IsSprings() {
+		return nil, fmt.Errorf("scene %s runs the springs model: build it with BuildSprings", s.Name)
+	}
 	m, err := s.BuildMesh()
 	if err != nil {
 		return nil, err

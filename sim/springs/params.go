@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"drape/sim/geom"
+	"drape/sim/param"
 )
 
 // Params holds every tunable of the spring cloth. Step reads it at the start
@@ -44,79 +45,83 @@ type Params struct {
 // never fires) (ρ = 0.1 kg/m², the
 // FEM curtain's density) with stiff structural springs, a 0.5 ms step that
 // is stable up to layer 2 on the built-in scenes (see StableStep), Provot's
-// 10 % elongation bound, gravity along −Y and no wind.
+// 10 % elongation bound, gravity along −Y and no wind: the defaults of ParamTable.
 func DefaultParams() Params {
-	p := Params{}
-	for _, f := range Fields {
-		*f.ptr(&p) = f.Default
-	}
-	p.Gravity = geom.Vec3{Y: -9.81}
-	p.MaxLayer = 2
-	p.CheckInterval = 10
+	var p Params
+	ParamTable.SetDefaults(&p)
 	return p
 }
 
-// Field describes one scalar parameter: its JSON key, unit, default, range
-// and meaning. Fields is the single table the defaults, Validate and (later)
-// the scene loader and the sliders read; it converts directly to the
-// generic sim/param table once that package lands. The integer fields
-// MaxLayer and CheckInterval and the vectors Gravity and Wind are not in it
-// and are checked by Validate directly.
-type Field struct {
-	Key      string // JSON key in a scene's "springs" block
-	Unit     string
-	Default  float64
-	Min, Max float64 // closed range
-	Log      bool    // a slider should be logarithmic
-	Doc      string
-	ptr      func(p *Params) *float64
+// ParamTable is the schema of Params (package param): for every field its JSON
+// key in a scene's "springs" block, viewer label, unit, default, valid
+// range, slider range and viewer group ("Springs"). DefaultParams,
+// Validate and the JSON codec come from it.
+var ParamTable = param.Table[Params]{
+	{Key: "k_structural", Label: "k structural", Unit: "N/m", Doc: "structural spring constant at layer 0 (§3.2)", Group: "Springs",
+		Default: 50, Min: 0, Max: 1e6, SliderMin: 1, SliderMax: 1e4, Log: true, Format: "%.1f",
+		Float: func(p *Params) *float64 { return &p.KStructural }},
+	{Key: "k_shear", Label: "k shear", Unit: "N/m", Doc: "shear spring constant at layer 0 (§3.2)", Group: "Springs",
+		Default: 10, Min: 0, Max: 1e6, SliderMin: 0.1, SliderMax: 1e4, Log: true, Format: "%.2f",
+		Float: func(p *Params) *float64 { return &p.KShear }},
+	{Key: "k_bend", Label: "k bend", Unit: "N/m", Doc: "bend spring constant at layer 0 (§3.2)", Group: "Springs",
+		Default: 2, Min: 0, Max: 1e6, SliderMin: 0.01, SliderMax: 1e3, Log: true, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.KBend }},
+	{Key: "k_layer_exp", Label: "k layer exponent", Doc: "stiffness at layer l is k·2^(e·l); 1 = Olson & Rudnick, 0 = unchanged", Group: "Springs",
+		Default: 1, Min: 0, Max: 2, SliderMin: 0, SliderMax: 2, Format: "%.2f",
+		Float: func(p *Params) *float64 { return &p.LayerExp }},
+	{Key: "density", Label: "ρ density", Unit: "kg/m²", Doc: "mass per rest area", Group: "Springs",
+		Default: 0.1, Min: 1e-4, Max: 100, SliderMin: 0.005, SliderMax: 2, Log: true, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.Density }},
+	{Key: "damping", Label: "c damping", Unit: "1/s", Doc: "mass-proportional damping F = −c·m·v", Group: "Springs",
+		Default: 0.5, Min: 0, Max: 1e3, SliderMin: 0, SliderMax: 20, Format: "%.2f",
+		Float: func(p *Params) *float64 { return &p.Damping }},
+	{Key: "correction", Label: "τ correction", Doc: "Provot's maximum elongation τ of structural and shear springs; 0 disables", Group: "Springs",
+		Default: 0.1, Min: 0, Max: 10, SliderMin: 0, SliderMax: 1, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.Correction }},
+	{Key: "dt", Label: "Δt step", Unit: "s", Doc: "animation step; layer-l particles take 2^l substeps of Δt/2^l", Group: "Springs",
+		Default: 5e-4, Min: 1e-6, Max: 0.1, SliderMin: 1e-5, SliderMax: 0.01, Log: true, Format: "%.5f",
+		Float: func(p *Params) *float64 { return &p.Dt }},
+	{Key: "gravity", Unit: "m/s²", Doc: "gravitational acceleration",
+		DefVec: [3]float64{0, -9.81, 0}, Min: 0, Max: 1e3,
+		Vec: func(p *Params) *geom.Vec3 { return &p.Gravity }},
+	{Key: "wind", Unit: "m/s", Doc: "uniform wind velocity (acts through air_drag)",
+		Min: 0, Max: 1e3,
+		Vec: func(p *Params) *geom.Vec3 { return &p.Wind }},
+	{Key: "air_drag", Label: "air drag", Unit: "N·s/m³", Doc: "normal air drag per area per relative normal speed; 0 disables drag and wind", Group: "Springs",
+		Min: 0, Max: 1e4, SliderMin: 0, SliderMax: 10, Format: "%.3f",
+		Float: func(p *Params) *float64 { return &p.AirDrag }},
+	{Key: "angle_deg", Label: "θ angle", Unit: "deg", Doc: "angle criterion (§4.2): threshold on the turning angle; 0 disables", Group: "Subdivision",
+		Default: 30, Min: 0, Max: 180, SliderMin: 0, SliderMax: 90, Format: "%.1f",
+		Float: func(p *Params) *float64 { return &p.AngleDeg }},
+	{Key: "hanging", Label: "h hanging", Unit: "N", Doc: "hanging coefficient h (§4.3): arc length l = h·|A₀−B₀|/k; 0 disables", Group: "Subdivision",
+		Default: 45, Min: 0, Max: 1e8, SliderMin: 0, SliderMax: 1e3, Format: "%.1f",
+		Float: func(p *Params) *float64 { return &p.Hanging }},
+	{Key: "max_layer", Label: "max layer", Doc: "deepest subdivision layer", Group: "Subdivision",
+		Default: 2, Min: 0, Max: maxLayerCap, SliderMin: 0, SliderMax: maxLayerCap, Format: "%d",
+		Int: func(p *Params) *int { return &p.MaxLayer }},
+	{Key: "check_interval", Label: "check interval", Doc: "steps between two checks of the criteria", Group: "Subdivision",
+		Default: 10, Min: 1, Max: 1e6, SliderMin: 1, SliderMax: 100, Log: true, Format: "%d",
+		Int: func(p *Params) *int { return &p.CheckInterval }},
+	{Key: "drag_stiffness", Label: "mouse spring", Unit: "N/m", Doc: "stiffness of the spring that pulls a dragged particle to the cursor",
+		Default: 2, Min: 0, Max: 1e6, SliderMin: 0.1, SliderMax: 1e3, Log: true, Format: "%.1f",
+		Float: func(p *Params) *float64 { return &p.DragStiffness }},
 }
 
-// Get returns the field's value in p.
-func (f Field) Get(p Params) float64 { return *f.ptr(&p) }
-
-// Set stores v in the field of p (unchecked; call Validate).
-func (f Field) Set(p *Params, v float64) { *f.ptr(p) = v }
-
-// Fields is the table of scalar parameters, in the order a panel shows them.
-var Fields = []Field{
-	{"k_structural", "N/m", 50, 0, 1e6, true, "structural spring constant at layer 0", func(p *Params) *float64 { return &p.KStructural }},
-	{"k_shear", "N/m", 10, 0, 1e6, true, "shear spring constant at layer 0", func(p *Params) *float64 { return &p.KShear }},
-	{"k_bend", "N/m", 2, 0, 1e6, true, "bend spring constant at layer 0", func(p *Params) *float64 { return &p.KBend }},
-	{"k_layer_exp", "", 1, 0, 2, false, "stiffness at layer l is k·2^(e·l); 1 = Olson & Rudnick", func(p *Params) *float64 { return &p.LayerExp }},
-	{"density", "kg/m²", 0.1, 1e-4, 100, true, "mass per rest area", func(p *Params) *float64 { return &p.Density }},
-	{"damping", "1/s", 0.5, 0, 1e3, false, "mass-proportional damping F = −c·m·v", func(p *Params) *float64 { return &p.Damping }},
-	{"correction", "", 0.1, 0, 10, false, "Provot's maximum elongation τ; 0 disables", func(p *Params) *float64 { return &p.Correction }},
-	{"dt", "s", 5e-4, 1e-6, 0.1, true, "animation step", func(p *Params) *float64 { return &p.Dt }},
-	{"air_drag", "N·s/m³", 0, 0, 1e4, false, "normal air drag per area per relative normal speed", func(p *Params) *float64 { return &p.AirDrag }},
-	{"angle_deg", "deg", 30, 0, 180, false, "angle criterion threshold on the turning angle; 0 disables", func(p *Params) *float64 { return &p.AngleDeg }},
-	{"hanging", "N", 45, 0, 1e8, true, "hanging coefficient h: l = h·|A₀−B₀|/k; 0 disables", func(p *Params) *float64 { return &p.Hanging }},
-	{"drag_stiffness", "N/m", 2, 0, 1e6, true, "mouse drag spring", func(p *Params) *float64 { return &p.DragStiffness }},
-}
-
-// Validate returns an error naming the first field that is out of range
-// or not finite.
+// Validate returns a *param.RangeError naming the first field (in ParamTable
+// order) that is out of range or not finite.
 func (p Params) Validate() error {
-	for _, f := range Fields {
-		v := f.Get(p)
-		if math.IsNaN(v) || v < f.Min || v > f.Max {
-			return fmt.Errorf("springs: %s = %g %s is outside [%g, %g]", f.Key, v, f.Unit, f.Min, f.Max)
-		}
-	}
-	if p.MaxLayer < 0 || p.MaxLayer > maxLayerCap {
-		return fmt.Errorf("springs: max_layer = %d is outside [0, %d]", p.MaxLayer, maxLayerCap)
-	}
-	if p.CheckInterval < 1 || p.CheckInterval > 1e6 {
-		return fmt.Errorf("springs: check_interval = %d is outside [1, 1e6]", p.CheckInterval)
-	}
-	if !p.Gravity.IsFinite() || p.Gravity.Norm() > 1e3 {
-		return fmt.Errorf("springs: |gravity| = %g m/s² is outside [0, 1e3]", p.Gravity.Norm())
-	}
-	if !p.Wind.IsFinite() || p.Wind.Norm() > 1e3 {
-		return fmt.Errorf("springs: |wind| = %g m/s is outside [0, 1e3]", p.Wind.Norm())
+	if err := ParamTable.Validate(&p); err != nil {
+		return fmt.Errorf("springs: %w", err)
 	}
 	return nil
 }
+
+// MarshalJSON writes p as a JSON object with ParamTable's keys.
+func (p Params) MarshalJSON() ([]byte, error) { return ParamTable.Encode(&p) }
+
+// UnmarshalJSON overrides the fields of p whose keys the object holds
+// (ParamTable); unknown keys are a *param.UnknownKeyError. It does not validate.
+func (p *Params) UnmarshalJSON(data []byte) error { return ParamTable.Decode(data, p) }
 
 // maxLayerCap bounds MaxLayer: 2^6 = 64 substeps per step and a dense grid
 // 64 times finer than the base grid along each axis.

@@ -510,10 +510,13 @@ func TestValidate(t *testing.T) {
 	if err := DefaultParams().Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range Fields {
+	for _, f := range ParamTable {
+		if f.Float == nil {
+			continue
+		}
 		for _, v := range []float64{f.Min - 1, f.Max * 2, math.NaN()} {
 			p := DefaultParams()
-			f.Set(&p, v)
+			*f.Float(&p) = v
 			if v >= f.Min && v <= f.Max {
 				continue
 			}

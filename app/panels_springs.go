@@ -1,0 +1,121 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/inkyblackness/imgui-go/v4"
+
+	"drape/sim/springs"
+)
+
+// springsPanel edits the parameters of the mass-spring cloth
+// (springs.ParamTable, groups "Springs" and "Subdivision") and shows its
+// particle counts and the largest stable step StableStep estimates. The
+// sliders edit a copy that re-syncs from the snapshot once every sent edit
+// is answered (as the Material sliders do).
+func (u *uiState) springsPanel(s *Snapshot, a *uiAction) {
+	info := &s.Springs
+	if s.EditSeq >= u.editsSent && !imgui.IsAnyItemActive() {
+		u.springs = info.Params
+	}
+	if imgui.CollapsingHeaderV("Springs (Olson & Rudnick)", imgui.TreeNodeFlagsDefaultOpen) {
+		p := u.springs
+		ch := tableControls(springs.ParamTable, "Springs", &p, func(key string) {
+			if key == "dt" {
+				u.mark("springs dt")
+				stableStepLine(info.StableStep, info.Params.Dt)
+			}
+		})
+		if ch {
+			u.sendSprings(p, a)
+		}
+		u.pacingControls(a)
+	}
+	if imgui.CollapsingHeaderV("Subdivision", imgui.TreeNodeFlagsDefaultOpen) {
+		imgui.Textf("variant: %s", variantName(info.Variant))
+		p := u.springs
+		if tableControls(springs.ParamTable, "Subdivision", &p, nil) {
+			u.sendSprings(p, a)
+		}
+		n := info.Counts
+		imgui.Textf("particles: %d active, %d fixed", n.Active, n.Fixed)
+		imgui.Textf("  %d interpolated;  %d springs;  depth %d", n.Interpolated, n.Springs, n.Depth)
+		if t := u.toggles; t.wireframe && t.wireByGen {
+			u.generationKey()
+			textDisabled("(generation = subdivision layer)")
+		} else {
+			textDisabled("W shows the wireframe by layer")
+		}
+	}
+	if s.EditErr != "" {
+		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.45, Z: 0.40, W: 1})
+		imgui.PushTextWrapPosV(0)
+		imgui.Text(s.EditErr)
+		imgui.PopTextWrapPos()
+		imgui.PopStyleColor()
+	}
+}
+
+// stableStepLine shows the stable step estimate, in red when Δt exceeds it.
+func stableStepLine(stable, dt float64) {
+	text := fmt.Sprintf("  stable Δt ≤ %.3g ms (estimate)", 1e3*stable)
+	if dt > stable {
+		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.45, Z: 0.40, W: 1})
+		imgui.Text(text + ": Δt is above it")
+		imgui.PopStyleColor()
+		return
+	}
+	textDisabled(text)
+}
+
+// sendSprings sends the whole spring parameter value (CmdSetBlock).
+func (u *uiState) sendSprings(p springs.Params, a *uiAction) {
+	u.springs = p
+	u.editsSent++
+	a.springs = &p
+}
+
+// variantName names a subdivision variant as springs_scene's suffix does.
+func variantName(v springs.Variant) string {
+	switch v {
+	case springs.UniformSubdivision:
+		return "uniform subdivision"
+	case springs.DynamicSubdivision:
+		return "dynamic subdivision"
+	}
+	return "no subdivision"
+}
+
+// modelName says which cloth model s comes from, for the Scene panel.
+func modelName(s *Snapshot) string {
+	if s.Springs.On {
+		return "mass-spring cloth (Olson & Rudnick)"
+	}
+	return "FEM cloth (Bender & Deul)"
+}
+
+// plotCount is the count the Stats panel plots over time: particles for
+// the spring cloth, triangles for the FEM cloth.
+func plotCount(s *Snapshot) int {
+	if s.Springs.On {
+		return s.Springs.Particles()
+	}
+	return s.Stats.Triangles
+}
+
+// plotLabel labels the count plot.
+func plotLabel(s *Snapshot) string {
+	if s.Springs.On {
+		return fmt.Sprintf("particles (%d)", s.Springs.Particles())
+	}
+	return fmt.Sprintf("triangles (%d)", s.Stats.Triangles)
+}
+
+// springsStats replaces the FEM's solver lines of the Stats panel for the
+// spring cloth: explicit substeps instead of PCG iterations.
+func springsStats(s *Snapshot) {
+	n := s.Springs.Counts
+	imgui.Textf("  + snapshot (normals) %4.1f", float64(s.Stats.Snapshot)/float64(time.Millisecond))
+	imgui.Textf("explicit    %6d substeps/step (depth %d)", 1<<n.Depth, n.Depth)
+}
