@@ -327,7 +327,7 @@ func TestCLIBench(t *testing.T) {
 
 func TestEmbeddedScenes(t *testing.T) {
 	names := scene.SceneNames(assets.Scenes)
-	if got, want := strings.Join(names, ","), "curtain,curtain-adaptive,hanging,hanging-irregular"; got != want {
+	if got, want := strings.Join(names, ","), "bunny,curtain,curtain-adaptive,drape-box,drop-pile,fold,ground,ground-angled,hanging,hanging-irregular,sphere,sphere-adaptive,springs-pole,springs-sheet,springs-small,springs-tablecloth,tablecloth,two-sheets"; got != want {
 		t.Errorf("embedded scenes got=%v, want=%v", got, want)
 	}
 	for _, n := range names {
