@@ -32,6 +32,7 @@ type contactState struct {
 	nextVertex  []int32
 	nextBody    []int32
 	impulseSum  float64 // Σ normal constraint impulses of the last step, N·s (rest contact force × Δt)
+	failsafes   int     // steps whose collisions the failsafe resolved (Failsafes)
 	frictionSum float64
 }
 
@@ -77,6 +78,11 @@ func (s *Sim) LastContacts() []contact.Contact {
 	}
 	return s.ct.solver.Contacts()
 }
+
+// Failsafes returns how many steps since the obstacles were set ended in
+// the collision failsafe: impact zones that did not converge, after which
+// the free vertices were held still for the step (see collide).
+func (s *Sim) Failsafes() int { return s.ct.failsafes }
 
 // RestingImpulse returns the sum of the normal impulses the resting-contact
 // constraints exerted during the last step, N·s: divided by Δt, the force
@@ -178,10 +184,25 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 	}
 	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris}
 	st, err := c.solver.Resolve(&cl, c.bodies, s.params.Dt, c.p)
-	if err != nil {
-		if errors.Is(err, contact.ErrUnresolved) {
-			return st, fmt.Errorf("step %d at t=%.3f s: %w", s.Steps+1, t1, err)
+	if errors.Is(err, contact.ErrUnresolved) {
+		// Failsafe (after Bridson et al. 2002 §6.3's last resort, and
+		// Harmon et al. 2008's "stop everything"): the impact zones did
+		// not converge within their cap, so the free vertices are held
+		// still for this step. x^n is collision-free, so x^{n+1} = x^n
+		// is too, unless a pin or an obstacle moves into the cloth in
+		// this very step. It costs one step of motion (its kinetic
+		// energy) instead of stopping the simulation: measured once in
+		// 2293 steps of the gathered curtain with moduli ×10.
+		for i := range s.vHalf {
+			if s.invMass[i] > 0 {
+				s.vHalf[i] = geom.Vec3{}
+			}
 		}
+		c.failsafes++
+		c.nextVertex, c.nextNormal, c.nextBody = c.nextVertex[:0], c.nextNormal[:0], c.nextBody[:0]
+		return st, nil
+	}
+	if err != nil {
 		return st, fmt.Errorf("step %d at t=%.3f s: collisions: %v: %w", s.Steps+1, t1, err, ErrUnstable)
 	}
 	c.resolved = true

@@ -228,3 +228,37 @@ func TestTunnelling(t *testing.T) {
 		})
 	}
 }
+
+// TestCollisionFailsafe: when the impact zones do not converge within
+// their cap (forced here: one CCD pass, one zone pass), the step still
+// succeeds, holding the free vertices still (cloth.Sim.Failsafes counts
+// it), and the cloth stays free of intersections.
+func TestCollisionFailsafe(t *testing.T) {
+	sc, err := LoadScene(sceneAssets, "two-sheets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Contact.CCDIterations, sc.Contact.ZoneIterations = 1, 1
+	sim, err := sc.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := 150
+	if raceEnabled {
+		steps = 40
+	}
+	for i := 1; i <= steps; i++ {
+		if _, err := sim.Step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if i%10 == 0 {
+			if rep := checker(sim, sim.Time).Check(sim.Mesh.Pos, sim.Mesh.Tris, true); !rep.OK() {
+				t.Fatalf("step %d: %v", i, rep)
+			}
+		}
+	}
+	t.Logf("failsafe steps: %d of %d", sim.Failsafes(), steps)
+	if sim.Failsafes() == 0 {
+		t.Error("the failsafe never ran: the test checks nothing")
+	}
+}
