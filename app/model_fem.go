@@ -10,6 +10,7 @@ import (
 	"drape/sim/geom"
 	"drape/sim/obstacle"
 	"drape/sim/scene"
+	"drape/sim/strainlimit"
 )
 
 // femModel adapts the FEM cloth (cloth.Sim, Bender & Deul 2012) to Model.
@@ -42,7 +43,7 @@ func (f *femModel) Dt() float64                 { return f.sim.Params().Dt }
 func (f *femModel) Finite() bool                { return f.sim.Finite() }
 func (f *femModel) KineticEnergy() float64      { return f.sim.KineticEnergy() }
 func (f *femModel) LastAdapt() cloth.AdaptStats { return f.sim.LastAdapt() }
-func (f *femModel) Blocks() []string            { return []string{"params", "adapt", "contact"} }
+func (f *femModel) Blocks() []string            { return []string{"params", "adapt", "contact", "strain"} }
 
 func (f *femModel) Block(key string) any {
 	switch key {
@@ -54,6 +55,8 @@ func (f *femModel) Block(key string) any {
 		}
 	case "contact":
 		return f.sim.ContactParams()
+	case "strain":
+		return f.sim.StrainParams()
 	}
 	return nil
 }
@@ -72,6 +75,10 @@ func (f *femModel) SetBlock(key string, v any) error {
 		if key == "contact" {
 			return f.sim.SetContactParams(p)
 		}
+	case strainlimit.Params:
+		if key == "strain" {
+			return f.sim.SetStrainParams(p)
+		}
 	}
 	return fmt.Errorf("the FEM cloth has no parameter block %q of type %T", key, v)
 }
@@ -83,6 +90,7 @@ func (f *femModel) SaveBlocks(sc *scene.Scene) {
 		sc.Adapt = &ap
 	}
 	sc.Contact = f.sim.ContactParams()
+	sc.Strain = f.sim.StrainParams()
 	// The obstacles are built from sc.Obstacles in order (scene.Build), so
 	// index i is spec i; a saved scene puts each where it was dragged.
 	for i, o := range f.sim.Obstacles() {

@@ -16,6 +16,7 @@ import (
 	"drape/sim/param"
 	"drape/sim/scene"
 	"drape/sim/springs"
+	"drape/sim/strainlimit"
 )
 
 // This file holds every imgui call of the viewer (STYLE.md: keep the
@@ -45,7 +46,8 @@ type uiAction struct {
 	adapt   *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
 	contact *contact.Params    // new collision settings, whole value (CmdSetContact)
 
-	springs *springs.Params // new spring cloth parameters, whole value (CmdSetBlock "springs")
+	springs *springs.Params     // new spring cloth parameters, whole value (CmdSetBlock "springs")
+	strain  *strainlimit.Params // new strain-limit settings, whole value (CmdSetBlock "strain")
 }
 
 // defaultSaveFile is where Save scene writes when the file box is empty,
@@ -61,6 +63,7 @@ type toggles struct {
 	detailLine                             string // the detail worker's status, set by the viewer
 	hideUIInVideo                          bool   // recordings show the 3D view only, without panels
 	colorMap                               render.ColorMap
+	strainColors                           bool // colour by the largest principal strain (with colorMap viridis) instead of mean curvature
 }
 
 // uiState is the panels' own state: the edited copy of the parameters,
@@ -92,9 +95,10 @@ type uiState struct {
 	widgets       map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
 	legendH       float32               // legend window height in the previous frame, for stacking Help above it
 	rec           recStatus
-	adapt         adaptUI        // the Adaptivity panel's edited settings
-	contact       contact.Params // the Contact panel's edited settings; re-synced like params
-	springs       springs.Params // the Springs panel's copy; re-synced like params
+	adapt         adaptUI            // the Adaptivity panel's edited settings
+	contact       contact.Params     // the Contact panel's edited settings; re-synced like params
+	strain        strainlimit.Params // the Material panel's strain-limit controls; re-synced like params
+	springs       springs.Params     // the Springs panel's copy; re-synced like params
 }
 
 func newUIState(scale float32) *uiState {
@@ -171,6 +175,7 @@ func (u *uiState) observe(s *Snapshot) {
 	if s.EditSeq >= u.editsSent && !imgui.IsAnyItemActive() {
 		u.params = s.Params
 		u.contact = s.Contact
+		u.strain = s.Strain
 	}
 	if !u.speedSynced {
 		u.speed, u.asFast = float32(s.Stats.SpeedTarget), s.Stats.SpeedTarget == 0
@@ -545,6 +550,18 @@ func (u *uiState) materialPanel(a *uiAction) {
 	if tableControls(cloth.ParamTable, "Material", &p, nil) {
 		u.sendParams(p, a)
 	}
+	// Strain limiting (Tsiknis ch. 2): the switch and the limits per
+	// material direction; "strain" in the colour menu shows the result.
+	sp := u.strain
+	if tableControls(strainlimit.Table, "Strain limit", &sp, func(key string) {
+		if key == "enabled" {
+			u.mark("strain limiting")
+		}
+	}) {
+		u.strain = sp
+		u.editsSent++
+		a.strain = &sp
+	}
 }
 
 // sendParams sends the whole parameter value; the sliders keep showing it
@@ -632,10 +649,10 @@ func (u *uiState) displayPanel(a *uiAction) {
 		imgui.PopItemWidth()
 		textDisabled(t.detailLine)
 	}
-	maps := []string{"flat (two-sided)", "mean curvature: cool-warm", "mean curvature: viridis"}
-	cm := int32(t.colorMap)
+	maps := []string{"flat (two-sided)", "mean curvature: cool-warm", "mean curvature: viridis", "largest principal strain"}
+	cm := int32(t.colorMode())
 	if imgui.ComboV("colour (C)", &cm, maps, -1) {
-		t.colorMap = render.ColorMap(cm)
+		t.setColorMode(int(cm))
 	}
 	if imgui.Button("Fit view (F)") {
 		a.fit = true
@@ -797,7 +814,11 @@ func (u *uiState) legend(ds [2]float32) {
 	}
 	imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - margin*sc, Y: ds[1] - margin*sc}, imgui.ConditionAlways, imgui.Vec2{X: 1, Y: 1})
 	imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
-	if imgui.BeginV("Mean curvature H (1/m)", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
+	title := "Mean curvature H (1/m)"
+	if u.toggles.strainColors {
+		title = "Largest principal strain (%)"
+	}
+	if imgui.BeginV(title, nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
 		w := imgui.ContentRegionAvail().X
 		h := 16 * sc
 		p := imgui.CursorScreenPos()
@@ -813,13 +834,19 @@ func (u *uiState) legend(ds [2]float32) {
 		r := &u.crange
 		lo, hi := fmt.Sprintf("%.3g", r.Min), fmt.Sprintf("%.3g", r.Max)
 		mid := fmt.Sprintf("%.3g", 0.5*(r.Min+r.Max))
+		if u.toggles.strainColors {
+			top := 100 * strainRange(u.strain)
+			lo, mid, hi = "0", fmt.Sprintf("%.3g (limit)", top/2), fmt.Sprintf("%.3g", top)
+		}
 		imgui.Text(lo)
 		imgui.SameLineV(w/2-imgui.CalcTextSize(mid, false, 0).X/2, 0)
 		imgui.Text(mid)
 		imgui.SameLineV(w-imgui.CalcTextSize(hi, false, 0).X, 0)
 		imgui.Text(hi)
-		imgui.Checkbox("automatic range (±98th pct of |H|)", &r.Auto)
-		if !r.Auto {
+		if !u.toggles.strainColors {
+			imgui.Checkbox("automatic range (±98th pct of |H|)", &r.Auto)
+		}
+		if !r.Auto && !u.toggles.strainColors {
 			imgui.PushItemWidth(w * 0.62)
 			if imgui.DragFloatRange2V("range", &r.Min, &r.Max, 0.05, -1000, 1000, "%.2f", "%.2f", 0) && r.Min > r.Max {
 				r.Min, r.Max = r.Max, r.Min
@@ -898,4 +925,27 @@ func textDisabled(text string) {
 	imgui.PushStyleColor(imgui.StyleColorText, imgui.CurrentStyle().Color(imgui.StyleColorTextDisabled))
 	imgui.Text(text)
 	imgui.PopStyleColor()
+}
+
+// colorModes is the number of entries of the colour menu (C cycles them).
+const colorModes = 4
+
+// colorMode returns the colour menu's entry: 0 flat, 1 and 2 mean
+// curvature (cool-warm, viridis), 3 the largest principal strain.
+func (t *toggles) colorMode() int {
+	if t.strainColors {
+		return 3
+	}
+	return int(t.colorMap)
+}
+
+// setColorMode selects entry m of the colour menu (see colorMode).
+func (t *toggles) setColorMode(m int) {
+	m = (m%colorModes + colorModes) % colorModes
+	t.strainColors = m == 3
+	if t.strainColors {
+		t.colorMap = render.ColorMapViridis
+	} else {
+		t.colorMap = render.ColorMap(m)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/scene"
+	"drape/sim/strainlimit"
 )
 
 // CmdKind says what a Command does.
@@ -494,6 +495,7 @@ func (l *Loop) fill(dst *Snapshot) {
 	dst.Params, _ = s.Block("params").(cloth.Params)
 	dst.Adapt, _ = s.Block("adapt").(cloth.AdaptParams)
 	dst.Contact, _ = s.Block("contact").(contact.Params)
+	dst.Strain, _ = s.Block("strain").(strainlimit.Params)
 	dst.EditErr, dst.EditSeq = l.editErr, l.editSeq
 	sps, rtf := l.rate.rates()
 	dst.Stats = Stats{

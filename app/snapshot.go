@@ -27,6 +27,7 @@ import (
 	"drape/sim/contact"
 	"drape/sim/obstacle"
 	"drape/sim/scene"
+	"drape/sim/strainlimit"
 )
 
 // Snapshot is one published simulation state, with the mesh compacted for
@@ -74,6 +75,9 @@ type Snapshot struct {
 	// Contact are the collision settings in force (cloth.Sim.ContactParams);
 	// the Contact panel re-syncs from them.
 	Contact contact.Params
+	// Strain is the strain-limiting setting in force (cloth.Sim.StrainParams);
+	// the Material panel's strain controls re-sync from it.
+	Strain strainlimit.Params
 	// EditErr is why the last CmdSetParams, CmdSetAdapt or CmdSetContact was rejected
 	// (the values above stayed in force), "" otherwise; EditSeq counts
 	// those commands handled so far. A panel's edit is answered once

@@ -131,6 +131,8 @@ type viewer struct {
 	obs   obstacleDrawer
 	det   *detailWorker // physics-aware detail (Tsiknis ch. 3), started on first use
 
+	strain         strainColors // the strain colour mode's scalar
+	uploadedStrain bool         // the uploaded mesh carries strain colours
 	requestedSeq      uint64 // snapshot last handed to det
 	requestedLevel    int
 	uploadedDetailSeq uint64 // det result last uploaded; 0: the snapshot's own surface is uploaded
@@ -332,9 +334,17 @@ func (v *viewer) frame(screenshot bool) error {
 	}
 	v.in.HideObstacles = !v.ui.toggles.obstacles
 	v.in.Update(snap, v.loop)
+	if v.ui.toggles.strainColors != v.uploadedStrain {
+		v.uploadedSeq = 0 // the colour scalar changes: upload again
+	}
 	if snap.Seq != v.uploadedSeq {
+		v.uploadedStrain = v.ui.toggles.strainColors
 		if !v.detailShown() {
-			if err := v.cloth.Upload(snap.Drawn().mesh()); err != nil {
+			m := snap.Drawn().mesh()
+			if v.uploadedStrain {
+				m = v.strain.mesh(&snap.Surface)
+			}
+			if err := v.cloth.Upload(m); err != nil {
 				fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: %v\n", snap.Seq, err)
 			}
 		}
@@ -419,6 +429,9 @@ func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
 		d.ColorMap = render.ColorMapNone // the detail surface carries no curvature
 	}
 	d.RangeMin, d.RangeMax = v.ui.crange.Min, v.ui.crange.Max
+	if t.strainColors {
+		d.RangeMin, d.RangeMax = 0, strainRange(snap.Strain)
+	}
 	d.Wireframe, d.WireframeByGen = t.wireframe, t.wireByGen
 	d.Grid, d.ShowPins = t.grid, t.pins
 	// Markers: every pin, plus the hovered or dragged free vertex.
@@ -524,7 +537,7 @@ func (v *viewer) key(k, mods int) {
 	case keyD:
 		t.detail = !t.detail
 	case keyC:
-		t.colorMap = (t.colorMap + 1) % 3
+		t.setColorMode(t.colorMode() + 1)
 	case keyF:
 		v.fitCamera(snap, false)
 	case keyH:
@@ -644,6 +657,9 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 	}
 	if a.springs != nil {
 		l.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: *a.springs})
+	}
+	if a.strain != nil {
+		l.Send(Command{Kind: CmdSetBlock, Key: "strain", Block: *a.strain})
 	}
 	if a.speed != nil {
 		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})
