@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"drape/sim/adapt"
 	"drape/sim/cloth"
@@ -25,7 +26,15 @@ type femModel struct {
 	absH []weighted
 	pins []ModelPin
 	obs  obstacleCache
+
+	tangled     int       // last count of intersecting triangle pairs
+	tangledWhen time.Time // when it was counted
 }
+
+// tangledEvery is how often (wall time) Surface recounts the intersecting
+// triangle pairs: the count allocates and costs about as much as a
+// collision pass, too much for every snapshot.
+const tangledEvery = time.Second
 
 func newFEMModel(s *cloth.Sim) *femModel { return &femModel{sim: s} }
 
@@ -203,5 +212,8 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 			Scripted: p.Scripted,
 		})
 	}
-	return SurfaceInfo{CurvAbsP98: weightedPercentile(f.absH, 0.98)}
+	if now := time.Now(); now.Sub(f.tangledWhen) >= tangledEvery {
+		f.tangled, f.tangledWhen = contact.IntersectingPairs(m.Pos, m.Tris), now
+	}
+	return SurfaceInfo{CurvAbsP98: weightedPercentile(f.absH, 0.98), Tangled: f.tangled}
 }

@@ -172,5 +172,5 @@ func (m *springsModel) Surface(dst *Snapshot) SurfaceInfo {
 		})
 	}
 	dst.Springs = SpringsInfo{On: true, Params: c.Params(), Counts: c.Counts(), StableStep: c.StableStep(), Variant: c.Spec().Variant}
-	return SurfaceInfo{}
+	return SurfaceInfo{Tangled: -1}
 }

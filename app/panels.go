@@ -479,6 +479,15 @@ func (u *uiState) contactPanel(s *Snapshot, a *uiAction) {
 	imgui.Textf("contacts    %5d body  %5d self pairs", c.Proximity, c.SelfProximity)
 	imgui.Textf("CCD hits    %5d in %d passes", c.CCDHits, c.Iterations)
 	imgui.Textf("impact zones %4d (%d vertices)", c.Zones, c.ZoneVertices)
+	if st.Tangled > 0 {
+		// A cloth that starts tangled (a bad OBJ, a vertex dragged
+		// through) stays finite but may stay tangled: say so.
+		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.55, Z: 0.3, W: 1})
+		imgui.Textf("intersecting %4d triangle pairs", st.Tangled)
+		imgui.PopStyleColor()
+	} else {
+		imgui.Textf("intersecting %4d triangle pairs", st.Tangled)
+	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	total := st.Assemble + st.Solve + st.Other + st.Collide + st.Adapt
 	share := 0.0

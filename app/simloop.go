@@ -508,6 +508,7 @@ func (l *Loop) fill(dst *Snapshot) {
 		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,
 		KineticEnergy: s.KineticEnergy(),
 		CurvAbsP98:    surf.CurvAbsP98,
+		Tangled:       surf.Tangled,
 		Paused:        l.paused, Finite: s.Finite(), Err: l.err,
 	}
 }

@@ -68,3 +68,20 @@ func TestLoopSetStrain(t *testing.T) {
 		t.Fatalf("a negative limit: error %q, strain %+v (want rejected, 0.05 kept)", snap.EditErr, snap.Strain)
 	}
 }
+
+// TestTangledCount: a cloth that starts with its sheets passing through
+// each other is reported in the snapshot (Stats.Tangled), and an
+// untangled one as 0.
+func TestTangledCount(t *testing.T) {
+	for _, c := range []struct {
+		scene string
+		want  bool
+	}{{"../sim/scene/testdata/tangled.json", true}, {"hanging", false}} {
+		l := newTestLoop(t, c.scene, true)
+		l.step()
+		snap := l.Snapshots().Acquire()
+		if got := snap.Stats.Tangled > 0; got != c.want {
+			t.Errorf("%s: %d intersecting pairs reported", c.scene, snap.Stats.Tangled)
+		}
+	}
+}
