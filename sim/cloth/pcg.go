@@ -20,14 +20,16 @@ type pcg struct {
 	deps    parallel.Deps         // the pieces whose rows each piece's rows couple to
 }
 
-// pcgGrain is the least number of rows per goroutine in the PCG passes
-// (parallel.ForChunksGrain): a row of the fused pass costs about 40 ns on
-// one core (BenchmarkSolve, 22140 triangles: 11160 rows, 0.45 ms per
-// iteration), so 256 rows are about 10 µs of work, several times the cost
-// of a hand-off to a polling worker (BenchmarkForChunks: 1–3 µs). A system
-// of a few thousand rows (the adaptive curtain) runs on up to 8–12
-// goroutines, the full curtain on all 16.
-const pcgGrain = 256
+// pcgGrain is the PCG passes' grain for parallel.Workers: the rows whose
+// work costs one hand-off. An iteration costs 20–40 ns per row on one
+// core (BenchmarkSolve, procs=1, at the quietest on the shared 2-CPU
+// machine: 1089 rows 19–28 µs per iteration) and a hand-off to a polling
+// worker about 1 µs (BenchmarkForChunks, 2 CPUs), so about 32 rows. A
+// system of 450 rows (the adaptive curtain's start) runs on 3
+// goroutines, 2000 rows on 7, 4225 on 11, the full curtain (11284 rows)
+// on 16. Not measured on more than 2 CPUs: on a 16-core machine the
+// hand-off cost, and so the best grain, may differ.
+const pcgGrain = 32
 
 // Row filters of the modified PCG (Baraff & Witkin 1998 §5.3): each row
 // of the system has a filter S_i that projects out the directions in

@@ -63,7 +63,7 @@ func TestPCGFilteredSolve(t *testing.T) {
 			t.Fatalf("row %d: 1 core %v, 2 cores %v", i, dv[i], dv2[i])
 		}
 	}
-	if runtime.NumCPU() >= 2 && n >= 2*pcgGrain { // solveAt(2) ran on 2 goroutines
+	if runtime.NumCPU() >= 2 && n >= 4*pcgGrain { // solveAt(2) ran on 2 goroutines
 		if want := uint64(it + 4); handoffs != want {
 			t.Errorf("%d rows, %d iterations: %d hand-offs, want %d", n, it, handoffs, want)
 		}

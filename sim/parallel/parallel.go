@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -12,17 +13,16 @@ import (
 // bit-identical whatever the number of cores.
 const Chunks = 16
 
-// Grain is the least number of items per goroutine that ForChunks hands
-// a goroutine: a loop over n items runs on at most n/Grain goroutines
-// (Workers). The loops that use ForChunks cost from a few ns per item
-// (vector updates) to 1–2 µs (element assembly, BenchmarkAssemble at
-// 22140 triangles on one core), and one hand-off costs about 1 µs per
-// goroutine (BenchmarkForChunks, 2 CPUs); 64 items keep the expensive
-// loops on every core and the cheap ones, which run once per step, off
-// most of them for small meshes. Before, any loop of 32 items or more ran
-// on every core. Loops in the PCG iteration pass their own grain to
-// ForChunksGrain.
-const Grain = 64
+// Grain is the grain ForChunks passes to Workers: the number of items
+// whose work costs about one hand-off. The loops that use ForChunks cost
+// from a few ns per item (vector updates) to 1–2 µs (element assembly,
+// BenchmarkAssemble at 22140 triangles on one core), and one hand-off
+// costs about 1 µs per goroutine (BenchmarkForChunks, 2 CPUs); 16 keeps
+// the expensive loops on nearly every core (2048 triangles: 11
+// goroutines) and gives the cheap ones, which run once per step, fewer
+// than before, when any loop of 32 items or more ran on every core. Loops
+// in the PCG iteration pass their own grain to ForChunksGrain.
+const Grain = 16
 
 // spinFor is how long a worker keeps polling for its next job before it
 // parks on its channel. A PCG solve posts one or two parallel passes per
@@ -147,16 +147,21 @@ func (w *worker) await(last uint64) uint64 {
 // raise it to run more goroutines than the machine has CPUs.
 var maxProcs = runtime.NumCPU()
 
-// Workers returns how many goroutines a loop over n items runs on when
-// each must get at least grain items: min(GOMAXPROCS, NumCPU, Chunks,
-// n/grain), at least 1. More goroutines than CPUs never help a loop whose
-// pieces all have to finish before it returns: the extra ones only wait
-// for a core (GOMAXPROCS=8 on 2 CPUs made a 22140-triangle solve 1.6
-// times slower than GOMAXPROCS=2).
+// Workers returns how many goroutines a loop over n items runs on, for a
+// loop whose grain items cost about as much as one hand-off to a worker:
+// ⌊√(n/grain)⌋, at least 1, at most GOMAXPROCS, the CPUs and Chunks. With
+// t the time per item and h the cost of a hand-off per goroutine, a loop
+// on w goroutines takes about n·t/w + h·w, least at w = √(n·t/h) =
+// √(n/grain): the w-th goroutine saves n·t/(w(w−1)), which must outweigh
+// its hand-off, so small loops run on few cores and only large ones on
+// many. A grain ≤ 0 means every core. More goroutines than CPUs never
+// help a loop whose pieces all have to finish before it returns: the
+// extra ones only wait for a core (GOMAXPROCS=8 on 2 CPUs made a
+// 22140-triangle solve 1.1–1.5 times slower than GOMAXPROCS=2).
 func Workers(n, grain int) int {
 	w := min(runtime.GOMAXPROCS(0), maxProcs, Chunks)
 	if grain > 0 {
-		w = min(w, n/grain)
+		w = min(w, int(math.Sqrt(float64(n)/float64(grain))))
 	}
 	return max(w, 1)
 }
@@ -170,7 +175,7 @@ func Handoffs() uint64 { return pool.handoffs.Load() }
 func ForChunks(n int, fn func(k, lo, hi int)) { ForChunksGrain(n, Grain, fn) }
 
 // ForChunksGrain calls fn(k, lo, hi) for the Chunks pieces of [0, n), on
-// Workers(n, grain) goroutines, and returns when all are done. Piece k is
+// Workers(n, grain) goroutines (grain: the items that cost one hand-off), and returns when all are done. Piece k is
 // [k·n/Chunks, (k+1)·n/Chunks); each goroutine runs one contiguous run of
 // pieces. fn must not call ForChunks itself. Callers in hot loops pass a
 // func value made once, outside the loop, so that no call allocates.

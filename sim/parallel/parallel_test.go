@@ -85,13 +85,13 @@ func withProcs(procs int, f func()) {
 	f()
 }
 
-// TestWorkers checks the number of goroutines a loop gets: n/grain, at
-// least 1, at most GOMAXPROCS, the CPUs and Chunks.
+// TestWorkers checks the number of goroutines a loop gets: ⌊√(n/grain)⌋,
+// at least 1, at most GOMAXPROCS, the CPUs and Chunks.
 func TestWorkers(t *testing.T) {
 	withProcs(8, func() {
 		for _, c := range []struct{ n, grain, want int }{
-			{0, 256, 1}, {255, 256, 1}, {512, 256, 2}, {1000, 256, 3},
-			{2048, 256, 8}, {1 << 20, 256, 8}, {100, 0, 8}, {100, -1, 8},
+			{0, 32, 1}, {127, 32, 1}, {128, 32, 2}, {288, 32, 3}, {1089, 32, 5},
+			{2047, 32, 7}, {2048, 32, 8}, {1 << 20, 32, 8}, {100, 0, 8}, {100, -1, 8},
 		} {
 			if got := Workers(c.n, c.grain); got != c.want {
 				t.Errorf("Workers(%d, %d) got=%d, want=%d", c.n, c.grain, got, c.want)
