@@ -262,3 +262,52 @@ func TestCollisionFailsafe(t *testing.T) {
 		t.Error("the failsafe never ran: the test checks nothing")
 	}
 }
+
+// TestZoneModes runs the self-collision scenes with rigid (Provot 1997)
+// and enriched (Tsiknis 2006 ch. 2) impact zones: both stay free of
+// intersections (exact oracle), and the log compares how much they
+// dissipate (kinetic energy), how many zones they form and what the
+// collision handling costs, the measurements the default is chosen by.
+func TestZoneModes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a comparison of long runs; it runs without the race detector")
+	}
+	for _, name := range []string{"fold", "drop-pile"} {
+		for _, mode := range []contact.ZoneMode{contact.RigidZones, contact.EnrichedZones} {
+			sc, err := LoadScene(sceneAssets, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Contact.Zones = mode
+			sim, err := sc.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := 600
+			if testing.Short() {
+				steps = 120
+			}
+			var ke, collide float64
+			var zones, zoneSteps int
+			for i := 1; i <= steps; i++ {
+				st, err := sim.Step()
+				if err != nil {
+					t.Fatalf("%s %v: step %d: %v", name, mode, i, err)
+				}
+				ke += sim.KineticEnergy()
+				collide += float64(st.Collide.Microseconds()) / 1000
+				zones += st.Contact.Zones
+				if st.Contact.Zones > 0 {
+					zoneSteps++
+				}
+				if i%30 == 0 || i == steps {
+					if rep := checker(sim, sim.Time).Check(sim.Mesh.Pos, sim.Mesh.Tris, true); !rep.OK() {
+						t.Fatalf("%s %v: step %d: %v", name, mode, i, rep)
+					}
+				}
+			}
+			t.Logf("%s, %v zones, %d steps: mean kinetic energy %.4g J, steps with zones %d (%d zones), collisions %.2f ms/step, failsafes %d",
+				name, mode, steps, ke/float64(steps), zoneSteps, zones, collide/float64(steps), sim.Failsafes())
+		}
+	}
+}
