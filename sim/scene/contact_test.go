@@ -283,9 +283,9 @@ func TestZoneModes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			steps := 600
+			steps := 400
 			if testing.Short() {
-				steps = 120
+				steps = 60
 			}
 			var ke, collide float64
 			var zones, zoneSteps int
