@@ -37,27 +37,43 @@ func (s *Solver) detect() int {
 	padV := geom.Vec3{X: pad, Y: pad, Z: pad}
 	dt := s.dt
 	s.fdirty = grow(s.fdirty, nf)
+	// Per vertex: the swept box x^n ∪ x^n + Δt·v (swLo, swHi), and the
+	// point box of narrowSelf (plo, phi: x^n for proximity, the swept box
+	// for CCD, grown by half the pad), computed once per pass rather than
+	// per triangle pair.
+	nv := len(c.X)
+	s.swLo, s.swHi = grow(s.swLo, nv), grow(s.swHi, nv)
+	s.plo, s.phi = grow(s.plo, nv), grow(s.phi, nv)
+	ext := 0.5 * pad
+	if s.mode == modeProximity {
+		ext = 0.5 * s.p.Thickness
+	}
+	extV := geom.Vec3{X: ext, Y: ext, Z: ext}
+	for i, x := range c.X {
+		y := lerp(x, c.V[i], dt)
+		lo, hi := vmin(x, y), vmax(x, y)
+		s.swLo[i], s.swHi[i] = lo, hi
+		if s.mode == modeProximity {
+			lo, hi = x, x
+		}
+		s.plo[i], s.phi[i] = lo.Sub(extV), hi.Add(extV)
+	}
 	for f, t := range c.Tris {
 		if t[0] < 0 {
 			s.self.lo[f], s.self.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
 			continue
 		}
 		s.fdirty[f] = !s.useDirty || s.dirty[t[0]] || s.dirty[t[1]] || s.dirty[t[2]]
-		lo, hi := c.X[t[0]], c.X[t[0]]
-		for _, v := range t {
-			x := c.X[v]
-			y := lerp(x, c.V[v], dt)
-			lo, hi = vmin(lo, x), vmax(hi, x)
-			lo, hi = vmin(lo, y), vmax(hi, y)
-		}
+		lo := vmin(s.swLo[t[0]], vmin(s.swLo[t[1]], s.swLo[t[2]]))
+		hi := vmax(s.swHi[t[0]], vmax(s.swHi[t[1]], s.swHi[t[2]]))
 		s.self.lo[f], s.self.hi[f] = lo.Sub(padV), hi.Add(padV)
 	}
 	for k := range s.chunk {
 		s.chunk[k] = s.chunk[k][:0]
 	}
-	switch {
-	case s.mode == modeProximity:
-		// Keep the triangle pairs and boxes for the first CCD pass.
+	s.fquery = s.fdirty
+	if s.mode == modeProximity {
+		// Keep the triangle pairs and boxes for the CCD passes.
 		s.collect = true
 		for k := range s.cand {
 			s.cand[k] = s.cand[k][:0]
@@ -66,38 +82,22 @@ func (s *Solver) detect() int {
 		s.candHi = grow(s.candHi, nf)
 		copy(s.candLo, s.self.lo)
 		copy(s.candHi, s.self.hi)
-	case !s.useDirty && len(s.candLo) == nf:
-		// First CCD pass: reuse the proximity query's triangle pairs for
-		// the triangles whose boxes it still covers (fdirty now marks the
-		// others, which query the body grids again; if there are any, the
-		// self pairs are all queried again).
-		s.collect = false
-		s.selfCand = !s.outgrown()
+	} else if s.collect = false; len(s.candLo) == nf {
+		// CCD pass: reuse the proximity query's triangle pairs for the
+		// triangles whose boxes it still covers; the others (fout) query
+		// the grids again.
+		anyOut := s.outgrown()
+		s.fquery = s.fout
 		parallel.ForChunks(parallel.Chunks, s.detectC)
-		for b := range s.bs {
-			s.curBody = b
-			if s.bs[b].Tris == nil {
-				parallel.ForChunks(len(c.X), s.detectP)
-			} else if len(s.bs[b].Tris) > 0 {
-				parallel.ForChunks(nf, s.detectB)
-			}
+		if !anyOut {
+			s.detectPlanes()
+			return s.count()
 		}
-		if s.p.SelfCollision && !s.selfCand {
-			for f := range s.fdirty {
-				s.fdirty[f] = true
-			}
-			s.self.build(selfCellFactor * s.cellLen)
-			parallel.ForChunks(nf, s.detectS)
-		}
-		return s.count()
-	default:
-		s.collect = false
 	}
+	s.detectPlanes()
 	for b := range s.bs {
 		s.curBody = b
-		if s.bs[b].Tris == nil {
-			parallel.ForChunks(len(c.X), s.detectP)
-		} else if len(s.bs[b].Tris) > 0 {
+		if len(s.bs[b].Tris) > 0 {
 			parallel.ForChunks(nf, s.detectB)
 		}
 	}
@@ -106,6 +106,16 @@ func (s *Solver) detect() int {
 		parallel.ForChunks(nf, s.detectS)
 	}
 	return s.count()
+}
+
+// detectPlanes runs the vertex tests against every half-space body.
+func (s *Solver) detectPlanes() {
+	for b := range s.bs {
+		s.curBody = b
+		if s.bs[b].Tris == nil {
+			parallel.ForChunks(len(s.c.X), s.detectP)
+		}
+	}
 }
 
 func (s *Solver) count() int {
@@ -120,27 +130,30 @@ func (s *Solver) count() int {
 // cloth face f against face t of body `body`, or of the cloth (body −1).
 type cand struct{ f, t, body int32 }
 
-// outgrown sets fdirty[f] for every live cloth triangle whose swept box
-// (now, with the velocities after the proximity impulses) is not inside the
-// box it had in the proximity query, (x^n ∪ x^n + Δt·v^{n+½}) ± h/2, and
-// reports whether there is one. A pair of boxes inside their old ones
-// that overlaps now overlapped then, so the first CCD pass runs on the
-// proximity query's triangle pairs for them instead of querying the grids
-// again (Bridson et al. §6 likewise use one candidate set for proximity and
-// collisions). The repulsion alone moves a vertex by 0.1·h over the step,
-// but the inelastic part of the proximity response stacked over a vertex's
-// pairs can move it further (measured on a 20000-triangle sheet resting on
-// a 20480-face sphere: 5 % of the triangles outgrow their boxes).
+// outgrown sets fout[f] for every live cloth triangle whose swept box
+// (now, with the velocities after the proximity impulses and the passes
+// since) is not inside the box it had in the proximity query,
+// (x^n ∪ x^n + Δt·v^{n+½}) ± h/2, and reports whether there is one. A pair
+// of boxes inside their old ones that overlaps now overlapped then, so
+// every CCD pass runs on the proximity query's triangle pairs for them
+// (detectCandChunk) instead of querying the grids again (Bridson et al. §6
+// likewise use one candidate set for proximity and collisions); only the
+// outgrown triangles query the grids (detectBodyChunk, detectSelfChunk).
+// The repulsion alone moves a vertex by 0.1·h over the step, but the
+// inelastic part of the proximity response stacked over a vertex's pairs
+// can move it further (measured on a 20000-triangle sheet resting on a
+// 20480-face sphere: 5 % of the triangles outgrow their boxes).
 func (s *Solver) outgrown() bool {
 	any := false
+	s.fout = grow(s.fout, len(s.c.Tris))
 	for f, t := range s.c.Tris {
-		s.fdirty[f] = false
+		s.fout[f] = false
 		if t[0] < 0 {
 			continue
 		}
 		lo, hi, olo, ohi := s.self.lo[f], s.self.hi[f], s.candLo[f], s.candHi[f]
 		if lo.X < olo.X || lo.Y < olo.Y || lo.Z < olo.Z || hi.X > ohi.X || hi.Y > ohi.Y || hi.Z > ohi.Z {
-			s.fdirty[f], any = true, true
+			s.fout[f], any = true, true
 		}
 	}
 	return any
@@ -148,21 +161,28 @@ func (s *Solver) outgrown() bool {
 
 // detectCandChunk runs the CCD narrow phase on the triangle pairs of
 // candidate lists [lo, hi) (one list per piece), writing to the same
-// piece's output, after checking that the current boxes still overlap:
-// cloth–body pairs of triangles that kept their boxes, and cloth–cloth
-// pairs when no triangle outgrew its box (selfCand).
+// piece's output: the pairs of triangles that kept their boxes (fout
+// false) with one of them dirty (a cloth–body pair: the cloth triangle),
+// after checking that the current boxes still overlap.
 func (s *Solver) detectCandChunk(k, lo, hi int) {
+	fout, fdirty := s.fout, s.fdirty
 	for l := lo; l < hi; l++ {
 		out := &s.chunk[l]
 		for _, cd := range s.cand[l] {
-			if cd.body < 0 && !s.selfCand || cd.body >= 0 && s.fdirty[cd.f] {
+			if fout[cd.f] {
 				continue
 			}
 			alo, ahi := s.self.lo[cd.f], s.self.hi[cd.f]
 			var blo, bhi geom.Vec3
 			if cd.body < 0 {
+				if fout[cd.t] || !fdirty[cd.f] && !fdirty[cd.t] {
+					continue
+				}
 				blo, bhi = s.self.lo[cd.t], s.self.hi[cd.t]
 			} else {
+				if !fdirty[cd.f] {
+					continue
+				}
 				g := &s.bodies[cd.body].g
 				blo, bhi = g.lo[cd.t], g.hi[cd.t]
 			}
@@ -205,7 +225,7 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 	e := geom.Vec3{X: extra, Y: extra, Z: extra}
 	out := &s.chunk[k]
 	for f := lo; f < hi; f++ {
-		if s.c.Tris[f][0] < 0 || !s.fdirty[f] {
+		if s.c.Tris[f][0] < 0 || !s.fquery[f] || !s.fdirty[f] {
 			continue
 		}
 		qlo, qhi := s.self.lo[f].Sub(e), s.self.hi[f].Add(e)
@@ -239,7 +259,7 @@ func (s *Solver) detectSelfChunk(k, lo, hi int) {
 	g := &s.self
 	out := &s.chunk[k]
 	for f := lo; f < hi; f++ {
-		if s.c.Tris[f][0] < 0 || !s.fdirty[f] {
+		if s.c.Tris[f][0] < 0 || !s.fquery[f] {
 			continue
 		}
 		qlo, qhi := g.lo[f], g.hi[f]
@@ -254,7 +274,7 @@ func (s *Solver) detectSelfChunk(k, lo, hi int) {
 							continue
 						}
 						prev = t
-						if (t > int32(f) || !s.fdirty[t]) && g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
+						if (t > int32(f) || !s.fquery[t]) && (s.fdirty[f] || s.fdirty[t]) && g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
 							if s.collect {
 								s.cand[k] = append(s.cand[k], cand{int32(f), t, -1})
 							}
@@ -349,69 +369,64 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
 // narrowSelf runs the primitive tests of cloth faces f and g against each
 // other, skipping primitives that share a vertex (adjacent ones), and in the
 // zone passes the primitives inside one impact zone (its projection keeps
-// them apart).
+// them apart). Each primitive pair is first culled by the per-point boxes
+// of detect (s.plo, s.phi: x^n, and x^n + d for CCD, grown by half the pad,
+// h/2 or δ/2; the triangles' grid boxes s.self carry h/2 or δ): most
+// triangle pairs of a smooth sheet are neighbours whose primitives are far
+// apart, and the positions are loaded only for the pairs that pass.
 func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
 	ft, gt := s.c.Tris[f], s.c.Tris[g]
 	fo, gO := s.owner[f], s.owner[g]
-	var fx, fd, gx, gd [3]geom.Vec3
-	// Per-point boxes (x^n, and x^n + d for CCD) grown by half the pad (h/2
-	// or δ/2; the triangles' grid boxes s.self carry h/2 or δ), for a cheap
-	// cull before the primitive arrays are built: most triangle pairs of a
-	// smooth sheet are neighbours whose primitives are far apart.
-	var flo, fhi, glo, ghi [3]geom.Vec3
-	extra := 0.5 * s.delta
-	if s.mode == modeProximity {
-		extra = 0.5 * s.p.Thickness
-	}
-	e := geom.Vec3{X: extra, Y: extra, Z: extra}
-	for k := 0; k < 3; k++ {
-		fx[k], fd[k] = s.clothPoint(ft[k])
-		gx[k], gd[k] = s.clothPoint(gt[k])
-		flo[k], fhi[k], glo[k], ghi[k] = fx[k], fx[k], gx[k], gx[k]
-		if s.mode == modeCCD {
-			y, z := fx[k].Add(fd[k]), gx[k].Add(gd[k])
-			flo[k], fhi[k] = vmin(flo[k], y), vmax(fhi[k], y)
-			glo[k], ghi[k] = vmin(glo[k], z), vmax(ghi[k], z)
-		}
-		flo[k], fhi[k] = flo[k].Sub(e), fhi[k].Add(e)
-		glo[k], ghi[k] = glo[k].Sub(e), ghi[k].Add(e)
-	}
+	plo, phi := s.plo, s.phi
 	fl, fh, gl, gh := s.self.lo[f], s.self.hi[f], s.self.lo[g], s.self.hi[g]
 	for k := 0; k < 3; k++ {
-		if fo&(1<<k) != 0 && !has(gt, ft[k]) && boxesMeet(flo[k], fhi[k], gl, gh) && !s.sameZone4(ft[k], gt[0], gt[1], gt[2]) {
-			s.testVF(out, -1, 0, [4]int32{ft[k], gt[0], gt[1], gt[2]},
-				&[4]geom.Vec3{fx[k], gx[0], gx[1], gx[2]}, &[4]geom.Vec3{fd[k], gd[0], gd[1], gd[2]}, geom.Vec3{}, 0)
+		if a := ft[k]; fo&(1<<k) != 0 && !has(gt, a) && boxesMeet(plo[a], phi[a], gl, gh) && !s.sameZone4(a, gt[0], gt[1], gt[2]) {
+			s.selfVF(out, a, gt)
 		}
-		if gO&(1<<k) != 0 && !has(ft, gt[k]) && boxesMeet(glo[k], ghi[k], fl, fh) && !s.sameZone4(gt[k], ft[0], ft[1], ft[2]) {
-			s.testVF(out, -1, 0, [4]int32{gt[k], ft[0], ft[1], ft[2]},
-				&[4]geom.Vec3{gx[k], fx[0], fx[1], fx[2]}, &[4]geom.Vec3{gd[k], fd[0], fd[1], fd[2]}, geom.Vec3{}, 0)
+		if a := gt[k]; gO&(1<<k) != 0 && !has(ft, a) && boxesMeet(plo[a], phi[a], fl, fh) && !s.sameZone4(a, ft[0], ft[1], ft[2]) {
+			s.selfVF(out, a, ft)
 		}
+	}
+	if fo&0b111000 == 0 || gO&0b111000 == 0 {
+		return
 	}
 	for i := 0; i < 3; i++ {
 		if fo&(1<<(3+i)) == 0 {
 			continue
 		}
-		i1 := (i + 1) % 3
-		a, b := ft[i], ft[i1]
-		elo, ehi := vmin(flo[i], flo[i1]), vmax(fhi[i], fhi[i1])
+		a, b := ft[i], ft[(i+1)%3]
+		elo, ehi := vmin(plo[a], plo[b]), vmax(phi[a], phi[b])
 		for j := 0; j < 3; j++ {
 			if gO&(1<<(3+j)) == 0 {
 				continue
 			}
-			j1 := (j + 1) % 3
-			c, d := gt[j], gt[j1]
+			c, d := gt[j], gt[(j+1)%3]
 			if a == c || a == d || b == c || b == d {
 				continue
 			}
 			// The two edge boxes each carry the extra pad: together the
 			// full pad, h or δ.
-			if !boxesMeet(elo, ehi, vmin(glo[j], glo[j1]), vmax(ghi[j], ghi[j1])) || s.sameZone4(a, b, c, d) {
+			if !boxesMeet(elo, ehi, vmin(plo[c], plo[d]), vmax(phi[c], phi[d])) || s.sameZone4(a, b, c, d) {
 				continue
 			}
-			s.testEE(out, -1, 0, [4]int32{a, b, c, d},
-				&[4]geom.Vec3{fx[i], fx[i1], gx[j], gx[j1]}, &[4]geom.Vec3{fd[i], fd[i1], gd[j], gd[j1]}, geom.Vec3{})
+			ids := [4]int32{a, b, c, d}
+			var x, dx [4]geom.Vec3
+			for k, v := range ids {
+				x[k], dx[k] = s.clothPoint(v)
+			}
+			s.testEE(out, -1, 0, ids, &x, &dx, geom.Vec3{})
 		}
 	}
+}
+
+// selfVF tests cloth vertex a against cloth face t.
+func (s *Solver) selfVF(out *[]pair, a int32, t [3]int32) {
+	ids := [4]int32{a, t[0], t[1], t[2]}
+	var x, dx [4]geom.Vec3
+	for k, v := range ids {
+		x[k], dx[k] = s.clothPoint(v)
+	}
+	s.testVF(out, -1, 0, ids, &x, &dx, geom.Vec3{}, 0)
 }
 
 // boxesMeet reports whether boxes (alo, ahi) and (blo, bhi) overlap.

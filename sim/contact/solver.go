@@ -122,18 +122,23 @@ type Solver struct {
 	// detect when useDirty); dirtyNext collects the current pass's changes.
 	dirty, dirtyNext []bool
 	fdirty           []bool // per face: a vertex is dirty
-	useDirty         bool
+	// per vertex, set by detect: the swept box, and narrowSelf's point box
+	swLo, swHi, plo, phi []geom.Vec3
+	useDirty             bool
 	// triangle pairs and cloth boxes of the proximity query, reused by the
 	// first CCD pass (candidatesHold)
 	cand           [parallel.Chunks][]cand
 	candLo, candHi []geom.Vec3
 	collect        bool
-	selfCand       bool
-	detectC        func(k, lo, hi int)
-	pairs          []pair
-	detectB        func(k, lo, hi int)
-	detectS        func(k, lo, hi int)
-	detectP        func(k, lo, hi int)
+	// fout: per face, its box outgrew its proximity box (outgrown); fquery:
+	// the faces that query the grids this pass (fdirty, or fout when the
+	// candidate pairs serve the others)
+	fout, fquery []bool
+	detectC      func(k, lo, hi int)
+	pairs        []pair
+	detectB      func(k, lo, hi int)
+	detectS      func(k, lo, hi int)
+	detectP      func(k, lo, hi int)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
 	contacts []Contact
