@@ -127,8 +127,13 @@ func (s *Solver) count() int {
 }
 
 // cand is a pair of triangle boxes that overlapped in the proximity query:
-// cloth face f against face t of body `body`, or of the cloth (body −1).
-type cand struct{ f, t, body int32 }
+// cloth face f against face t of body `body`, or of the cloth (body −1),
+// and d, a lower bound of the distance at x^n of the primitive pairs the
+// narrow phase tests between them (narrowSelf, narrowBody).
+type cand struct {
+	f, t, body int32
+	d          float64
+}
 
 // outgrown sets fout[f] for every live cloth triangle whose swept box
 // (now, with the velocities after the proximity impulses and the passes
@@ -190,12 +195,51 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 				continue
 			}
 			if cd.body < 0 {
-				s.narrowSelf(out, cd.f, cd.t)
-			} else {
+				if !s.farOverStep(cd.d, s.selfPairLip(cd.f, cd.t)) {
+					s.narrowSelf(out, cd.f, cd.t)
+				}
+			} else if !s.farOverStep(cd.d, s.bodyPairLip(int(cd.body), cd.f, cd.t)) {
 				s.narrowBody(out, int(cd.body), cd.f, cd.t)
 			}
 		}
 	}
+}
+
+// selfPairLip bounds the change over the step of the distance between any
+// point of cloth face f and any point of cloth face g: with r the
+// displacement of f's first vertex, every point's displacement is a convex
+// combination of its face's vertex displacements, so two points' relative
+// displacement is at most max_{i∈f}|d_i − r| + max_{j∈g}|d_j − r|. With
+// the distance bound the proximity query stored with the pair (cand.d) it
+// culls, by farOverStep, a whole triangle pair in every CCD pass: on a
+// resting or slowly deforming sheet almost all of them.
+func (s *Solver) selfPairLip(f, g int32) float64 {
+	ft, gt := s.c.Tris[f], s.c.Tris[g]
+	v := s.c.V
+	r := v[ft[0]]
+	mf := max(v[ft[1]].Sub(r).Dot(v[ft[1]].Sub(r)), v[ft[2]].Sub(r).Dot(v[ft[2]].Sub(r)))
+	mg := max(v[gt[0]].Sub(r).Dot(v[gt[0]].Sub(r)), v[gt[1]].Sub(r).Dot(v[gt[1]].Sub(r)), v[gt[2]].Sub(r).Dot(v[gt[2]].Sub(r)))
+	return s.dt * (math.Sqrt(mf) + math.Sqrt(mg))
+}
+
+// bodyPairLip is selfPairLip for cloth face f and face t of body b, with r
+// the displacement of the body face's first vertex (zero for a static
+// body).
+func (s *Solver) bodyPairLip(b int, f, t int32) float64 {
+	ft, bt := s.c.Tris[f], s.bs[b].Tris[t]
+	_, r := s.bodyPoint(b, bt[0])
+	var mf, mb float64
+	for k := 0; k < 3; k++ {
+		_, d := s.clothPoint(ft[k])
+		mf = max(mf, d.Sub(r).Dot(d.Sub(r)))
+	}
+	if s.bodies[b].moving {
+		for k := 1; k < 3; k++ {
+			_, d := s.bodyPoint(b, bt[k])
+			mb = max(mb, d.Sub(r).Dot(d.Sub(r)))
+		}
+	}
+	return math.Sqrt(mf) + math.Sqrt(mb)
 }
 
 // clothPoint returns cloth vertex i's position and displacement over the step.
@@ -241,10 +285,10 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 						}
 						prev = t
 						if g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
+							d := s.narrowBody(out, b, int32(f), t)
 							if s.collect {
-								s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b)})
+								s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), d})
 							}
-							s.narrowBody(out, b, int32(f), t)
 						}
 					}
 				}
@@ -275,10 +319,10 @@ func (s *Solver) detectSelfChunk(k, lo, hi int) {
 						}
 						prev = t
 						if (t > int32(f) || !s.fquery[t]) && (s.fdirty[f] || s.fdirty[t]) && g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
+							d := s.narrowSelf(out, int32(f), t)
 							if s.collect {
-								s.cand[k] = append(s.cand[k], cand{int32(f), t, -1})
+								s.cand[k] = append(s.cand[k], cand{int32(f), t, -1, d})
 							}
-							s.narrowSelf(out, int32(f), t)
 						}
 					}
 				}
@@ -325,8 +369,11 @@ func (s *Solver) detectPlaneChunk(k, lo, hi int) {
 
 // narrowBody runs the primitive tests of cloth face f against body face t:
 // the cloth vertices f owns against t, the body vertices t owns against f,
-// and the edges each owns against each other.
-func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
+// and the edges each owns against each other. It returns a lower bound of
+// the distance at x^n of the primitive pairs it tests in the proximity mode
+// (at most h), 0 in the CCD mode.
+func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
+	dmin := s.p.Thickness
 	ct, bt := s.c.Tris[f], s.bs[b].Tris[t]
 	co, bo := s.owner[f], s.bodies[b].owner[t]
 	var cx, cd, bx, bdd [3]geom.Vec3
@@ -337,14 +384,14 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
 	bn := s.bodies[b].normal[t]
 	for k := 0; k < 3; k++ {
 		if co&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[k]) != int32(b)) {
-			s.testVF(out, int32(b), 0b1110, [4]int32{ct[k], bt[0], bt[1], bt[2]},
-				&[4]geom.Vec3{cx[k], bx[0], bx[1], bx[2]}, &[4]geom.Vec3{cd[k], bdd[0], bdd[1], bdd[2]}, bn, 1)
+			dmin = min(dmin, s.testVF(out, int32(b), 0b1110, [4]int32{ct[k], bt[0], bt[1], bt[2]},
+				&[4]geom.Vec3{cx[k], bx[0], bx[1], bx[2]}, &[4]geom.Vec3{cd[k], bdd[0], bdd[1], bdd[2]}, bn, 1))
 		}
 	}
 	for k := 0; k < 3; k++ {
 		if bo&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[0]) != int32(b) || s.heldBy(ct[1]) != int32(b) || s.heldBy(ct[2]) != int32(b)) {
-			s.testVF(out, int32(b), 0b0001, [4]int32{bt[k], ct[0], ct[1], ct[2]},
-				&[4]geom.Vec3{bx[k], cx[0], cx[1], cx[2]}, &[4]geom.Vec3{bdd[k], cd[0], cd[1], cd[2]}, bn, -1)
+			dmin = min(dmin, s.testVF(out, int32(b), 0b0001, [4]int32{bt[k], ct[0], ct[1], ct[2]},
+				&[4]geom.Vec3{bx[k], cx[0], cx[1], cx[2]}, &[4]geom.Vec3{bdd[k], cd[0], cd[1], cd[2]}, bn, -1))
 		}
 	}
 	for i := 0; i < 3; i++ {
@@ -360,10 +407,11 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
 				continue
 			}
 			j1 := (j + 1) % 3
-			s.testEE(out, int32(b), 0b1100, [4]int32{ct[i], ct[i1], bt[j], bt[j1]},
-				&[4]geom.Vec3{cx[i], cx[i1], bx[j], bx[j1]}, &[4]geom.Vec3{cd[i], cd[i1], bdd[j], bdd[j1]}, bn.Scale(-1))
+			dmin = min(dmin, s.testEE(out, int32(b), 0b1100, [4]int32{ct[i], ct[i1], bt[j], bt[j1]},
+				&[4]geom.Vec3{cx[i], cx[i1], bx[j], bx[j1]}, &[4]geom.Vec3{cd[i], cd[i1], bdd[j], bdd[j1]}, bn.Scale(-1)))
 		}
 	}
+	return dmin
 }
 
 // narrowSelf runs the primitive tests of cloth faces f and g against each
@@ -373,22 +421,24 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) {
 // of detect (s.plo, s.phi: x^n, and x^n + d for CCD, grown by half the pad,
 // h/2 or δ/2; the triangles' grid boxes s.self carry h/2 or δ): most
 // triangle pairs of a smooth sheet are neighbours whose primitives are far
-// apart, and the positions are loaded only for the pairs that pass.
-func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
+// apart, and the positions are loaded only for the pairs that pass. It
+// returns what narrowBody returns.
+func (s *Solver) narrowSelf(out *[]pair, f, g int32) float64 {
+	dmin := s.p.Thickness
 	ft, gt := s.c.Tris[f], s.c.Tris[g]
 	fo, gO := s.owner[f], s.owner[g]
 	plo, phi := s.plo, s.phi
 	fl, fh, gl, gh := s.self.lo[f], s.self.hi[f], s.self.lo[g], s.self.hi[g]
 	for k := 0; k < 3; k++ {
 		if a := ft[k]; fo&(1<<k) != 0 && !has(gt, a) && boxesMeet(plo[a], phi[a], gl, gh) && !s.sameZone4(a, gt[0], gt[1], gt[2]) {
-			s.selfVF(out, a, gt)
+			dmin = min(dmin, s.selfVF(out, a, gt))
 		}
 		if a := gt[k]; gO&(1<<k) != 0 && !has(ft, a) && boxesMeet(plo[a], phi[a], fl, fh) && !s.sameZone4(a, ft[0], ft[1], ft[2]) {
-			s.selfVF(out, a, ft)
+			dmin = min(dmin, s.selfVF(out, a, ft))
 		}
 	}
 	if fo&0b111000 == 0 || gO&0b111000 == 0 {
-		return
+		return dmin
 	}
 	for i := 0; i < 3; i++ {
 		if fo&(1<<(3+i)) == 0 {
@@ -414,19 +464,20 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) {
 			for k, v := range ids {
 				x[k], dx[k] = s.clothPoint(v)
 			}
-			s.testEE(out, -1, 0, ids, &x, &dx, geom.Vec3{})
+			dmin = min(dmin, s.testEE(out, -1, 0, ids, &x, &dx, geom.Vec3{}))
 		}
 	}
+	return dmin
 }
 
 // selfVF tests cloth vertex a against cloth face t.
-func (s *Solver) selfVF(out *[]pair, a int32, t [3]int32) {
+func (s *Solver) selfVF(out *[]pair, a int32, t [3]int32) float64 {
 	ids := [4]int32{a, t[0], t[1], t[2]}
 	var x, dx [4]geom.Vec3
 	for k, v := range ids {
 		x[k], dx[k] = s.clothPoint(v)
 	}
-	s.testVF(out, -1, 0, ids, &x, &dx, geom.Vec3{}, 0)
+	return s.testVF(out, -1, 0, ids, &x, &dx, geom.Vec3{}, 0)
 }
 
 // boxesMeet reports whether boxes (alo, ahi) and (blo, bhi) overlap.
@@ -469,10 +520,13 @@ func (s *Solver) sameZone4(a, b, c, d int32) bool {
 
 // testVF tests point 0 against triangle (1, 2, 3). bn is the outward normal
 // of the body face involved (zero for cloth–cloth); side is +1 when the
-// triangle is the body's face, −1 when the point is the body's vertex.
-func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, bn geom.Vec3, side int) {
+// triangle is the body's face, −1 when the point is the body's vertex. In
+// the proximity mode it returns a lower bound of their distance at x^n (the
+// distance, or h when the boxes are farther apart than h); in the CCD mode
+// 0.
+func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, bn geom.Vec3, side int) float64 {
 	if s.apart(x, d, 1) {
-		return
+		return s.p.Thickness
 	}
 	h := s.p.Thickness
 	if s.mode == modeProximity {
@@ -481,7 +535,7 @@ func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 		r := x[0].Sub(q)
 		dist := r.Norm()
 		if dist >= h {
-			return
+			return dist
 		}
 		pr := pair{kind: pairVF, bodyPts: bodyPts, body: body, ids: ids, w: [4]float64{1, -w0, -w1, -w2}, d: dist}
 		fn := x[2].Sub(x[1]).Cross(x[3].Sub(x[1])).Unit()
@@ -503,14 +557,14 @@ func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 			pr.n = fn
 		}
 		*out = append(*out, pr)
-		return
+		return dist
 	}
 	if s.farOverStep(geom.PointTriangleDistance(x[0], x[1], x[2], x[3]), vfLipschitz(d[0], d[1], d[2], d[3])) {
-		return
+		return 0
 	}
 	t, hit := vertexFaceCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta)
 	if !hit {
-		return
+		return 0
 	}
 	var xt [4]geom.Vec3
 	for k := range xt {
@@ -523,20 +577,21 @@ func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 		n = xt[0].Sub(xt[1].Scale(w0).Add(xt[2].Scale(w1)).Add(xt[3].Scale(w2))).Unit()
 	}
 	s.addHit(out, pairVF, body, bodyPts, ids, w, x, d, n, t)
+	return 0
 }
 
 // testEE tests segment (0, 1) against segment (2, 3). fallback orients the
 // normal when the edges touch at x^n (the body's outward normal negated for
-// a cloth–body pair).
-func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, fallback geom.Vec3) {
+// a cloth–body pair). It returns what testVF returns.
+func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, fallback geom.Vec3) float64 {
 	if s.apart(x, d, 2) {
-		return
+		return s.p.Thickness
 	}
 	h := s.p.Thickness
 	if s.mode == modeProximity {
 		dist, a, b := segmentDistance(x[0], x[1], x[2], x[3])
 		if dist >= h {
-			return
+			return dist
 		}
 		pa := lerp(x[0], x[1].Sub(x[0]), a)
 		pb := lerp(x[2], x[3].Sub(x[2]), b)
@@ -547,14 +602,14 @@ func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 			n = n.Scale(-1)
 		}
 		*out = append(*out, pair{kind: pairEE, bodyPts: bodyPts, body: body, ids: ids, w: [4]float64{-(1 - a), -a, 1 - b, b}, n: n, d: dist})
-		return
+		return dist
 	}
 	if d0, _, _ := segmentDistance(x[0], x[1], x[2], x[3]); s.farOverStep(d0, eeLipschitz(d[0], d[1], d[2], d[3])) {
-		return
+		return 0
 	}
 	t, hit := edgeEdgeCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta)
 	if !hit {
-		return
+		return 0
 	}
 	var xt [4]geom.Vec3
 	for k := range xt {
@@ -573,6 +628,7 @@ func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 		}
 	}
 	s.addHit(out, pairEE, body, bodyPts, ids, w, x, d, n.Unit(), t)
+	return 0
 }
 
 // apart reports whether the boxes of the two primitives, points [0, split)
