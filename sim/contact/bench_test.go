@@ -158,8 +158,9 @@ func kernelSolver(c *Cloth, bodies []Body, p Params) *Solver {
 // BenchmarkKernels times the stages on a 20000-triangle sheet draped over
 // a 20480-face sphere (cloth–body pairs) and on a 20000-triangle sheet
 // folded onto itself 2 mm apart (cloth–cloth pairs): the cloth grid's
-// rebuild (hash update), the proximity query with its narrow phase, and a
-// full CCD pass (query and narrow phase).
+// rebuild (hash update), the proximity query with its narrow phase (the
+// cloth–cloth candidate cache rebuilt every time, and reused as for a
+// resting sheet), and a full CCD pass (query and narrow phase).
 func BenchmarkKernels(b *testing.B) {
 	sc, sb := draped(b, 100)
 	fc := folded(b, 100)
@@ -181,11 +182,17 @@ func BenchmarkKernels(b *testing.B) {
 			b.ReportMetric(float64(len(tc.c.Tris)), "triangles")
 			b.ReportMetric(float64(len(s.self.items)), "entries")
 		})
-		for _, mode := range []int{modeProximity, modeCCD} {
+		for _, mode := range []int{modeProximity, modeCCD, -1} {
 			name := "/proximity"
-			if mode == modeCCD {
+			switch mode {
+			case modeCCD:
 				name = "/ccd"
+			case -1:
+				// The cloth–cloth candidate pairs of the last call reused
+				// (selfCache: a resting sheet).
+				name, mode = "/proximity-cached", modeProximity
 			}
+			cached := name == "/proximity-cached"
 			b.Run(tc.name+name, func(b *testing.B) {
 				s.mode = mode
 				n := 0
@@ -194,6 +201,7 @@ func BenchmarkKernels(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					s.candLo = s.candLo[:0] // full query every time
 					s.useDirty = false
+					s.tc.valid = cached
 					n = s.detect()
 				}
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")

@@ -101,7 +101,9 @@ func (s *Solver) detect() int {
 			parallel.ForChunks(nf, s.detectB)
 		}
 	}
-	if s.p.SelfCollision {
+	if s.p.SelfCollision && s.mode == modeProximity {
+		s.selfProximity()
+	} else if s.p.SelfCollision {
 		s.self.build(selfCellFactor * s.cellLen)
 		parallel.ForChunks(nf, s.detectS)
 	}
@@ -371,9 +373,9 @@ func (s *Solver) detectPlaneChunk(k, lo, hi int) {
 // the cloth vertices f owns against t, the body vertices t owns against f,
 // and the edges each owns against each other. It returns a lower bound of
 // the distance at x^n of the primitive pairs it tests in the proximity mode
-// (at most h), 0 in the CCD mode.
+// (+Inf when it tests none), meaningless in the CCD mode.
 func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
-	dmin := s.p.Thickness
+	dmin := math.Inf(1)
 	ct, bt := s.c.Tris[f], s.bs[b].Tris[t]
 	co, bo := s.owner[f], s.bodies[b].owner[t]
 	var cx, cd, bx, bdd [3]geom.Vec3
@@ -424,17 +426,26 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 // apart, and the positions are loaded only for the pairs that pass. It
 // returns what narrowBody returns.
 func (s *Solver) narrowSelf(out *[]pair, f, g int32) float64 {
-	dmin := s.p.Thickness
+	dmin := math.Inf(1)
+	h := s.p.Thickness // point and face boxes carry h/2 each in the proximity mode
 	ft, gt := s.c.Tris[f], s.c.Tris[g]
 	fo, gO := s.owner[f], s.owner[g]
 	plo, phi := s.plo, s.phi
 	fl, fh, gl, gh := s.self.lo[f], s.self.hi[f], s.self.lo[g], s.self.hi[g]
 	for k := 0; k < 3; k++ {
-		if a := ft[k]; fo&(1<<k) != 0 && !has(gt, a) && boxesMeet(plo[a], phi[a], gl, gh) && !s.sameZone4(a, gt[0], gt[1], gt[2]) {
-			dmin = min(dmin, s.selfVF(out, a, gt))
+		if a := ft[k]; fo&(1<<k) != 0 && !has(gt, a) {
+			if gp := boxGap(plo[a], phi[a], gl, gh); gp > 0 {
+				dmin = min(dmin, gp+h)
+			} else if !s.sameZone4(a, gt[0], gt[1], gt[2]) {
+				dmin = min(dmin, s.selfVF(out, a, gt))
+			}
 		}
-		if a := gt[k]; gO&(1<<k) != 0 && !has(ft, a) && boxesMeet(plo[a], phi[a], fl, fh) && !s.sameZone4(a, ft[0], ft[1], ft[2]) {
-			dmin = min(dmin, s.selfVF(out, a, ft))
+		if a := gt[k]; gO&(1<<k) != 0 && !has(ft, a) {
+			if gp := boxGap(plo[a], phi[a], fl, fh); gp > 0 {
+				dmin = min(dmin, gp+h)
+			} else if !s.sameZone4(a, ft[0], ft[1], ft[2]) {
+				dmin = min(dmin, s.selfVF(out, a, ft))
+			}
 		}
 	}
 	if fo&0b111000 == 0 || gO&0b111000 == 0 {
@@ -456,7 +467,11 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) float64 {
 			}
 			// The two edge boxes each carry the extra pad: together the
 			// full pad, h or δ.
-			if !boxesMeet(elo, ehi, vmin(plo[c], plo[d]), vmax(phi[c], phi[d])) || s.sameZone4(a, b, c, d) {
+			if gp := boxGap(elo, ehi, vmin(plo[c], plo[d]), vmax(phi[c], phi[d])); gp > 0 {
+				dmin = min(dmin, gp+h)
+				continue
+			}
+			if s.sameZone4(a, b, c, d) {
 				continue
 			}
 			ids := [4]int32{a, b, c, d}
@@ -478,11 +493,6 @@ func (s *Solver) selfVF(out *[]pair, a int32, t [3]int32) float64 {
 		x[k], dx[k] = s.clothPoint(v)
 	}
 	return s.testVF(out, -1, 0, ids, &x, &dx, geom.Vec3{}, 0)
-}
-
-// boxesMeet reports whether boxes (alo, ahi) and (blo, bhi) overlap.
-func boxesMeet(alo, ahi, blo, bhi geom.Vec3) bool {
-	return alo.X <= bhi.X && blo.X <= ahi.X && alo.Y <= bhi.Y && blo.Y <= ahi.Y && alo.Z <= bhi.Z && blo.Z <= ahi.Z
 }
 
 func has(t [3]int32, v int32) bool { return t[0] == v || t[1] == v || t[2] == v }
@@ -525,8 +535,8 @@ func (s *Solver) sameZone4(a, b, c, d int32) bool {
 // distance, or h when the boxes are farther apart than h); in the CCD mode
 // 0.
 func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, bn geom.Vec3, side int) float64 {
-	if s.apart(x, d, 1) {
-		return s.p.Thickness
+	if g := s.apart(x, d, 1); g > s.pad() {
+		return g
 	}
 	h := s.p.Thickness
 	if s.mode == modeProximity {
@@ -584,8 +594,8 @@ func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 // normal when the edges touch at x^n (the body's outward normal negated for
 // a cloth–body pair). It returns what testVF returns.
 func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x, d *[4]geom.Vec3, fallback geom.Vec3) float64 {
-	if s.apart(x, d, 2) {
-		return s.p.Thickness
+	if g := s.apart(x, d, 2); g > s.pad() {
+		return g
 	}
 	h := s.p.Thickness
 	if s.mode == modeProximity {
@@ -631,11 +641,11 @@ func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 	return 0
 }
 
-// apart reports whether the boxes of the two primitives, points [0, split)
-// and [split, 4), are more than the pad apart: h at x^n for proximity, δ
-// over the swept positions {x, x + d} for CCD. It culls most of the
-// primitive pairs that a pair of overlapping triangle boxes brings.
-func (s *Solver) apart(x, d *[4]geom.Vec3, split int) bool {
+// apart returns the gap (boxGap) between the boxes of the two primitives,
+// points [0, split) and [split, 4): at x^n for proximity, over the swept
+// positions {x, x + d} for CCD. A gap above the pad (h, δ) culls most of
+// the primitive pairs that a pair of overlapping triangle boxes brings.
+func (s *Solver) apart(x, d *[4]geom.Vec3, split int) float64 {
 	var lo, hi [2]geom.Vec3
 	ccd := s.mode == modeCCD
 	for k := 0; k < 4; k++ {
@@ -655,13 +665,23 @@ func (s *Solver) apart(x, d *[4]geom.Vec3, split int) bool {
 			lo[side], hi[side] = vmin(lo[side], a), vmax(hi[side], b)
 		}
 	}
-	pad := s.delta
-	if !ccd {
-		pad = s.p.Thickness
+	return boxGap(lo[0], hi[0], lo[1], hi[1])
+}
+
+// boxGap returns the largest gap along an axis between boxes (alo, ahi)
+// and (blo, bhi), a lower bound of the distance between any two of their
+// points; ≤ 0 when they overlap.
+func boxGap(alo, ahi, blo, bhi geom.Vec3) float64 {
+	return max(alo.X-bhi.X, blo.X-ahi.X, alo.Y-bhi.Y, blo.Y-ahi.Y, alo.Z-bhi.Z, blo.Z-ahi.Z)
+}
+
+// pad returns the distance within which a primitive pair counts: h for
+// proximity, δ for CCD.
+func (s *Solver) pad() float64 {
+	if s.mode == modeCCD {
+		return s.delta
 	}
-	return lo[0].X > hi[1].X+pad || lo[1].X > hi[0].X+pad ||
-		lo[0].Y > hi[1].Y+pad || lo[1].Y > hi[0].Y+pad ||
-		lo[0].Z > hi[1].Z+pad || lo[1].Z > hi[0].Z+pad
+	return s.p.Thickness
 }
 
 // farOverStep reports whether two primitives at distance d0 at x^n, whose

@@ -134,6 +134,9 @@ type Solver struct {
 	// the faces that query the grids this pass (fdirty, or fout when the
 	// candidate pairs serve the others)
 	fout, fquery []bool
+	tc           selfCache // cloth–cloth candidate pairs kept between calls
+	detectT      func(k, lo, hi int)
+	detectTC     func(k, lo, hi int)
 	detectC      func(k, lo, hi int)
 	pairs        []pair
 	detectB      func(k, lo, hi int)
@@ -159,6 +162,8 @@ func NewSolver() *Solver {
 	s.detectS = s.detectSelfChunk
 	s.detectP = s.detectPlaneChunk
 	s.detectC = s.detectCandChunk
+	s.detectT = s.detectCache // bound once: a method value allocates
+	s.detectTC = s.detectCached
 	return s
 }
 
