@@ -384,14 +384,39 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 		bx[k], bdd[k] = s.bodyPoint(b, bt[k])
 	}
 	bn := s.bodies[b].normal[t]
+	// Box culls before the primitive tests, as in narrowSelf: the cloth's
+	// point boxes (s.plo, s.phi) carry ext = pad/2, its face boxes sp, the
+	// body's boxes (face: st.g, vertex: st.vlo, st.vhi; From ∪ To) none.
+	st := &s.bodies[b]
+	pad := s.pad()
+	ext, sp := 0.5*pad, s.delta
+	if s.mode == modeProximity {
+		sp = 0.5 * pad
+	}
+	tlo, thi := st.g.lo[t], st.g.hi[t]
+	flo, fhi := s.self.lo[f], s.self.hi[f]
 	for k := 0; k < 3; k++ {
-		if co&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[k]) != int32(b)) {
+		if co&(1<<k) == 0 {
+			continue
+		}
+		if gp := boxGap(s.plo[ct[k]], s.phi[ct[k]], tlo, thi); gp > ext {
+			dmin = min(dmin, gp+ext)
+			continue
+		}
+		if s.mode == modeProximity || s.heldBy(ct[k]) != int32(b) {
 			dmin = min(dmin, s.testVF(out, int32(b), 0b1110, [4]int32{ct[k], bt[0], bt[1], bt[2]},
 				&[4]geom.Vec3{cx[k], bx[0], bx[1], bx[2]}, &[4]geom.Vec3{cd[k], bdd[0], bdd[1], bdd[2]}, bn, 1))
 		}
 	}
 	for k := 0; k < 3; k++ {
-		if bo&(1<<k) != 0 && (s.mode == modeProximity || s.heldBy(ct[0]) != int32(b) || s.heldBy(ct[1]) != int32(b) || s.heldBy(ct[2]) != int32(b)) {
+		if bo&(1<<k) == 0 {
+			continue
+		}
+		if gp := boxGap(st.vlo[bt[k]], st.vhi[bt[k]], flo, fhi); gp > pad-sp {
+			dmin = min(dmin, gp+sp)
+			continue
+		}
+		if s.mode == modeProximity || s.heldBy(ct[0]) != int32(b) || s.heldBy(ct[1]) != int32(b) || s.heldBy(ct[2]) != int32(b) {
 			dmin = min(dmin, s.testVF(out, int32(b), 0b0001, [4]int32{bt[k], ct[0], ct[1], ct[2]},
 				&[4]geom.Vec3{bx[k], cx[0], cx[1], cx[2]}, &[4]geom.Vec3{bdd[k], cd[0], cd[1], cd[2]}, bn, -1))
 		}
@@ -404,11 +429,16 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 		if s.mode == modeCCD && s.heldBy(ct[i]) == int32(b) && s.heldBy(ct[i1]) == int32(b) {
 			continue
 		}
+		elo, ehi := vmin(s.plo[ct[i]], s.plo[ct[i1]]), vmax(s.phi[ct[i]], s.phi[ct[i1]])
 		for j := 0; j < 3; j++ {
 			if bo&(1<<(3+j)) == 0 {
 				continue
 			}
 			j1 := (j + 1) % 3
+			if gp := boxGap(elo, ehi, vmin(st.vlo[bt[j]], st.vlo[bt[j1]]), vmax(st.vhi[bt[j]], st.vhi[bt[j1]])); gp > ext {
+				dmin = min(dmin, gp+ext)
+				continue
+			}
 			dmin = min(dmin, s.testEE(out, int32(b), 0b1100, [4]int32{ct[i], ct[i1], bt[j], bt[j1]},
 				&[4]geom.Vec3{cx[i], cx[i1], bx[j], bx[j1]}, &[4]geom.Vec3{cd[i], cd[i1], bdd[j], bdd[j1]}, bn.Scale(-1)))
 		}

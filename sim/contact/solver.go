@@ -93,6 +93,8 @@ type bodyState struct {
 	fitted bool         // field below is valid for this call
 	field  [4]geom.Vec3 // affine velocity fit v(x) = field[0]·x.X + field[1]·x.Y + field[2]·x.Z + field[3]
 	normal []geom.Vec3  // outward unit face normals at t^n
+	// per vertex: the box From ∪ To (narrowBody's culls)
+	vlo, vhi []geom.Vec3
 }
 
 // Solver runs the collision pipeline and keeps its work arrays, the static
@@ -499,6 +501,10 @@ func (s *Solver) prepareBodies() {
 		}
 		if same && !st.moving {
 			continue
+		}
+		st.vlo, st.vhi = grow(st.vlo, len(bd.From)), grow(st.vhi, len(bd.From))
+		for i, x := range bd.From {
+			st.vlo[i], st.vhi[i] = vmin(x, bd.To[i]), vmax(x, bd.To[i])
 		}
 		nf := len(bd.Tris)
 		st.g.lo = grow(st.g.lo, nf)
