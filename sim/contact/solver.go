@@ -95,6 +95,8 @@ type bodyState struct {
 	normal []geom.Vec3  // outward unit face normals at t^n
 	// per vertex: the box From ∪ To (narrowBody's culls)
 	vlo, vhi []geom.Vec3
+	meanEdge float64 // m
+	cell     float64 // the cell side its grid was built with, m
 }
 
 // Solver runs the collision pipeline and keeps its work arrays, the static
@@ -500,6 +502,12 @@ func (s *Solver) prepareBodies() {
 			clear(st.vel)
 		}
 		if same && !st.moving {
+			// A static body's grid is kept, unless the cloth's edges have
+			// changed so much (adaptivity) that its cell side should.
+			if c := st.cellFor(s.cellLen); c < st.cell*2/3 || c > st.cell*3/2 {
+				st.cell = c
+				st.g.build(c)
+			}
 			continue
 		}
 		st.vlo, st.vhi = grow(st.vlo, len(bd.From)), grow(st.vhi, len(bd.From))
@@ -521,13 +529,25 @@ func (s *Solver) prepareBodies() {
 			st.normal[f] = bb.Sub(a).Cross(cc.Sub(a)).Unit()
 			sum += bb.Sub(a).Norm() + cc.Sub(bb).Norm() + a.Sub(cc).Norm()
 		}
-		cell := 0.01
+		st.meanEdge = 0.01
 		if nf > 0 && sum > 0 {
-			cell = sum / float64(3*nf)
+			st.meanEdge = sum / float64(3*nf)
 		}
-		st.g.build(cell)
+		st.cell = st.cellFor(s.cellLen)
+		st.g.build(st.cell)
 		st.built = true
 	}
+}
+
+// cellFor returns the cell side of the body's grid against a cloth of mean
+// edge length clothEdge: the larger of the two mean edges (Bender & Deul §6
+// give each object its own cell, its mean edge; a cloth triangle queried
+// in a grid of much smaller cells visits many cells and meets each body
+// triangle in several of them: the 3528-triangle sheet of the bunny scene,
+// 3.8 cm edges, over the 10000-face bunny, 2 cm). The finer object's
+// triangles are so queried in cells of the coarser one's size.
+func (st *bodyState) cellFor(clothEdge float64) float64 {
+	return max(st.meanEdge, clothEdge)
 }
 
 // meshOwners returns per face the ownership bits of a body mesh (lowest face
