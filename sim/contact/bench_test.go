@@ -189,7 +189,7 @@ func BenchmarkKernels(b *testing.B) {
 			b.ReportMetric(float64(len(tc.c.Tris)), "triangles")
 			b.ReportMetric(float64(len(s.self.items)), "entries")
 		})
-		for _, mode := range []int{modeProximity, modeCCD, -1} {
+		for _, mode := range []int{modeProximity, modeCCD, -1, -2} {
 			name := "/proximity"
 			switch mode {
 			case modeCCD:
@@ -198,12 +198,17 @@ func BenchmarkKernels(b *testing.B) {
 				// The cloth–cloth candidate pairs of the last call reused
 				// (selfCache: a resting sheet).
 				name, mode = "/proximity-cached", modeProximity
+			case -2:
+				// No cache: the query of an adapting mesh.
+				name, mode = "/proximity-plain", modeProximity
 			}
-			cached := name == "/proximity-cached"
+			cached, plain := name == "/proximity-cached", name == "/proximity-plain"
 			b.Run(tc.name+name, func(b *testing.B) {
 				s.mode = mode
 				n := 0
 				b.ReportAllocs()
+				plainSelf = plain
+				defer func() { plainSelf = false }()
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					s.candLo = s.candLo[:0] // full query every time

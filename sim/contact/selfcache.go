@@ -51,8 +51,13 @@ type selfCache struct {
 	// own); anyEsc: there is one
 	esc    []bool
 	anyEsc bool
-	cand   [parallel.Chunks][]cand
+	// changed: the faces differed from the last call's
+	changed bool
+	cand    [parallel.Chunks][]cand
 }
+
+// plainSelf forces the plain query (benchmarks).
+var plainSelf = false
 
 // maxEscaped: the cache is rebuilt when more than one face in maxEscaped
 // has left its grown box; fewer query the grid on their own.
@@ -70,7 +75,20 @@ func (s *Solver) selfProximity() {
 	c := s.c
 	tc := &s.tc
 	h := s.p.Thickness
-	reuse := tc.valid && tc.h == h && len(tc.x0) == len(c.X) && slices.Equal(tc.tris, c.Tris)
+	sameMesh := slices.Equal(tc.tris, c.Tris)
+	changedBefore := tc.changed
+	tc.changed = !sameMesh
+	if plainSelf || !sameMesh && changedBefore {
+		// The faces changed in the last call too (an adapting mesh): a
+		// cache would be rebuilt every call, dearer than the plain query
+		// for its grown boxes. Query the current boxes instead.
+		tc.valid = false
+		tc.tris = append(tc.tris[:0], c.Tris...)
+		s.self.build(selfCellFactor * s.cellLen)
+		parallel.ForChunks(len(c.Tris), s.detectS)
+		return
+	}
+	reuse := tc.valid && tc.h == h && sameMesh && len(tc.x0) == len(c.X)
 	var shift geom.Vec3
 	if reuse {
 		// The frame: the mean displacement of the live vertices since x0.
