@@ -83,6 +83,60 @@ func BenchmarkResolveSphere(b *testing.B) {
 	}
 }
 
+// BenchmarkResolveScenes times Resolve on a 1800-triangle sheet (1 m)
+// resting 2 mm above a ground half-space, with small velocities as in a
+// resting step (the scene suite's "ground"), and on the 20000-triangle
+// sheet folded onto itself 2 mm apart (folded), self-collision off and on
+// (with the same positions every call, so the cloth–cloth candidate cache
+// is reused as for a resting sheet) and on with the cache rebuilt every
+// call (true-cold, as for a sheet that deforms fast).
+func BenchmarkResolveScenes(b *testing.B) {
+	gc := sheet(b, 1, 30, 0, 0, 0.002, geom.Vec3{})
+	for i, x := range gc.X {
+		gc.V[i] = geom.Vec3{X: 0.01 * math.Sin(9*x.Y), Y: 0.01 * math.Cos(7*x.X), Z: -0.02 + 0.01*math.Sin(11*x.X+5*x.Y)}
+	}
+	ground := []Body{{Normal: geom.Vec3{Z: 1}, Friction: 0.5}}
+	fc := folded(b, 100)
+	for _, tc := range []struct {
+		name   string
+		c      *Cloth
+		bodies []Body
+	}{{"ground", gc, ground}, {"folded", fc, nil}} {
+		v := append([]geom.Vec3{}, tc.c.V...)
+		for _, mode := range []string{"false", "true", "true-cold"} {
+			self, cold := mode != "false", mode == "true-cold"
+			b.Run(fmt.Sprintf("%s/tris=%d/self=%s", tc.name, len(tc.c.Tris), mode), func(b *testing.B) {
+				s := NewSolver()
+				p := DefaultParams()
+				p.SelfCollision = self
+				copy(tc.c.V, v)
+				if _, err := s.Resolve(tc.c, tc.bodies, 0.005, p); err != nil {
+					b.Fatal(err)
+				}
+				var st Stats
+				b.ReportAllocs()
+				cpu0 := cpuTime()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					copy(tc.c.V, v)
+					if cold {
+						s.tc.valid = false // the cloth–cloth cache rebuilt, as for a fast-deforming sheet
+					}
+					var err error
+					if st, err = s.Resolve(tc.c, tc.bodies, 0.005, p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(tc.c.Tris)), "triangles")
+				b.ReportMetric(float64(st.Proximity+st.SelfProximity), "pairs")
+				b.ReportMetric(float64(st.CCDHits), "hits")
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+				b.Logf("%+v", st)
+			})
+		}
+	}
+}
+
 // cpuTime returns the process's user + system CPU time, ns: on the shared
 // 2-core machine wall-clock figures swing with the other processes' load,
 // CPU time much less (with -cpu 1 no worker spins).
@@ -111,8 +165,9 @@ func kernelSolver(c *Cloth, bodies []Body, p Params) *Solver {
 // BenchmarkKernels times the stages on a 20000-triangle sheet draped over
 // a 20480-face sphere (cloth–body pairs) and on a 20000-triangle sheet
 // folded onto itself 2 mm apart (cloth–cloth pairs): the cloth grid's
-// rebuild (hash update), the proximity query with its narrow phase, and a
-// full CCD pass (query and narrow phase).
+// rebuild (hash update), the proximity query with its narrow phase (the
+// cloth–cloth candidate cache rebuilt every time, and reused as for a
+// resting sheet), and a full CCD pass (query and narrow phase).
 func BenchmarkKernels(b *testing.B) {
 	sc, sb := draped(b, 100)
 	fc := folded(b, 100)
@@ -134,19 +189,31 @@ func BenchmarkKernels(b *testing.B) {
 			b.ReportMetric(float64(len(tc.c.Tris)), "triangles")
 			b.ReportMetric(float64(len(s.self.items)), "entries")
 		})
-		for _, mode := range []int{modeProximity, modeCCD} {
+		for _, mode := range []int{modeProximity, modeCCD, -1, -2} {
 			name := "/proximity"
-			if mode == modeCCD {
+			switch mode {
+			case modeCCD:
 				name = "/ccd"
+			case -1:
+				// The cloth–cloth candidate pairs of the last call reused
+				// (selfCache: a resting sheet).
+				name, mode = "/proximity-cached", modeProximity
+			case -2:
+				// No cache: the query of an adapting mesh.
+				name, mode = "/proximity-plain", modeProximity
 			}
+			cached, plain := name == "/proximity-cached", name == "/proximity-plain"
 			b.Run(tc.name+name, func(b *testing.B) {
 				s.mode = mode
 				n := 0
 				b.ReportAllocs()
+				plainSelf = plain
+				defer func() { plainSelf = false }()
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					s.candLo = s.candLo[:0] // full query every time
 					s.useDirty = false
+					s.tc.valid = cached
 					n = s.detect()
 				}
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")

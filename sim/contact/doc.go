@@ -20,11 +20,18 @@
 //
 // Half-spaces are tested analytically per vertex. The broad phase is one
 // spatial hash per object (Teschner et al. 2003; Bender & Deul §6: each
-// object its own cell size, its mean edge length; cells over swept boxes;
-// static bodies built once; each vertex and edge owned by exactly one
-// triangle so that each primitive pair is tested once; queries in
-// parallel over a read-only table: grid.go, detect.go). IntersectingPairs
-// counts intersecting non-adjacent cloth triangles for the UI.
+// object its own cell size, its mean edge length, a body's at least the
+// cloth's; cells over swept boxes; static bodies built once; each vertex
+// and edge owned by exactly one triangle so that each primitive pair is
+// tested once; queries in parallel over a read-only table: grid.go,
+// detect.go). The proximity query's triangle pairs serve every CCD pass of
+// the call (only triangles that outgrow their boxes query again), each
+// with a lower bound of its primitive distances at x^n, so that a pair
+// whose relative motion over the step cannot close that distance is
+// skipped before any cubic (farOverStep); the cloth–cloth pairs are kept
+// from call to call while the mesh is unchanged and the cloth moves little
+// relative to its mean motion (selfcache.go). IntersectingPairs counts
+// intersecting non-adjacent cloth triangles for the UI.
 //
 // Decisions (where the papers leave a choice; each is argued at its code):
 //
