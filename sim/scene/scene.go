@@ -205,7 +205,7 @@ const maxSceneBytes = 4 << 20
 //	    "g_max": 6, "interval": 5,     // deepest generation; adapt every interval steps
 //	    "max_triangles": 200000,       // hard cap on the triangle count
 //	    "fine_start": false,           // true: start at the base mesh refined to g_max (even) and coarsen
-//	    "fine_hold": 0.5               // s: with fine_start, no adaptation before this time
+//	    "fine_hold": 0.2               // s: with fine_start, no adaptation before this time
 //	  },
 //	  "camera": {                      // optional: the viewer's camera (see Camera)
 //	    "target": [0, 1, 0], "distance": 3, "yaw": 34, "pitch": 20, "fov_y": 45
