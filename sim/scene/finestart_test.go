@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"drape/sim/adapt"
 	"drape/sim/geom"
 )
 
@@ -86,4 +87,73 @@ func momentum(vel []geom.Vec3, alive []bool, mass func(int) float64) geom.Vec3 {
 		}
 	}
 	return p
+}
+
+// TestFineStartDrapeBox: on drape-box with a fine start the cloth falls
+// onto the box fine through fine_hold (0.2 s) and is then coarsened where
+// it is flat but keeps the finest faces where it folds over the box's
+// top edges: at 0.6 s it has fewer vertices than the fine mesh but more
+// than 4× the base mesh's, and the faces of generation g_max lie closer
+// to the top edges, on average, than the cloth's faces do overall.
+func TestFineStartDrapeBox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("120 steps at up to 1867 vertices")
+	}
+	sc, err := LoadScene(sceneAssets, "drape-box")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := sc.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := *sc.Adapt
+	a.FineStart, a.FineHold = true, 0.2
+	sc.Adapt = &a
+	s, err := sc.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nBase, nFine := base.Mesh.NumVerts(), s.Mesh.NumVerts()
+	for s.Time < 0.6-1e-9 {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := s.Mesh
+	if n := m.NumVerts(); n >= nFine || n <= 4*nBase {
+		t.Errorf("vertices at 0.6 s got=%d, want in (4×%d, %d)", n, nBase, nFine)
+	}
+	// Distance of a point to the four top edges of the 0.5 m box on the
+	// ground at the origin (its top at y = 0.5, sides at ±0.25).
+	edgeDist := func(p geom.Vec3) float64 {
+		dy := p.Y - 0.5
+		ax, az := math.Abs(p.X), math.Abs(p.Z)
+		zEdges := math.Hypot(math.Hypot(dy, ax-0.25), math.Max(0, az-0.25)) // the edges along z at x = ±0.25
+		xEdges := math.Hypot(math.Hypot(dy, az-0.25), math.Max(0, ax-0.25)) // the edges along x at z = ±0.25
+		return math.Min(zEdges, xEdges)
+	}
+	var sumFine, sumAll float64
+	var nF, nA int
+	for f, tri := range m.Tris {
+		if !m.FaceAlive(f) {
+			continue
+		}
+		c := m.Pos[tri[0]].Add(m.Pos[tri[1]]).Add(m.Pos[tri[2]]).Scale(1.0 / 3)
+		d := edgeDist(c)
+		sumAll += d
+		nA++
+		if adapt.Generation(m.Gen[f]) == a.GMax {
+			sumFine += d
+			nF++
+		}
+	}
+	if nF == 0 {
+		t.Fatalf("no face of generation %d left", a.GMax)
+	}
+	fine, all := sumFine/float64(nF), sumAll/float64(nA)
+	if fine >= all {
+		t.Errorf("mean distance to the box's top edges: generation-%d faces %.3f m, all faces %.3f m; want the finest closer", a.GMax, fine, all)
+	}
+	t.Logf("0.6 s: %d vertices (base %d, fine %d); %d of %d faces at g_max, mean distance to the top edges %.3f m against %.3f m for all", m.NumVerts(), nBase, nFine, nF, nA, fine, all)
 }
