@@ -1,6 +1,6 @@
 // Command drape simulates cloth with the adaptive finite-element method of
 // Bender & Deul 2012. main.go only parses flags and wires packages
-// together: the headless commands (run, bench) live in app/headless, the
+// together: the headless commands (run, bench, compare) live in app/headless, the
 // viewer and recording in app, the simulation under sim/, the built-in
 // scenes in assets.
 //
@@ -9,6 +9,7 @@
 //	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]
 //	drape record --scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]
 //	drape bench [--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]
+//	drape compare [--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]
 //	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
 //	             [--record-dir DIR] [--record-fps F] [--record-size WxH]
@@ -66,6 +67,7 @@ var commands = []command{
 	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]", "simulate a scene without a window", cmdRun, true},
 	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
 	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision", cmdBench, true},
+	{"compare", "[--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]", "coarse, fine, adaptive refining and coarsening (Mujahid et al. Table 1)", cmdCompare, true},
 	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView, false},
 }
 
@@ -215,6 +217,48 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return fail(stderr, "bench", exitRuntime, err)
+	}
+	return exitOK
+}
+
+func cmdCompare(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("compare")
+	var o headless.CompareOptions
+	fs.StringVar(&o.Scene, "scene", "drape-box", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section (even g_max)")
+	fs.Float64Var(&o.Seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration")
+	fs.Float64Var(&o.Sample, "sample", 0.05, "compare with the fine run every `S` seconds of simulated time")
+	fs.Float64Var(&o.Hold, "hold", -1, "fine_hold `S` of the coarsening run; negative keeps the scene's")
+	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `FILE`")
+	fs.StringVar(&o.Plot, "plot", "", "write vertices.png, shape_error.png and force_error.png into `DIR`")
+	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
+		return code
+	}
+	if !(o.Seconds >= 0) || math.IsInf(o.Seconds, 0) {
+		return fail(stderr, "compare", exitUsage, fmt.Errorf("--seconds must be non-negative and finite, got %v", o.Seconds))
+	}
+	if !(o.Sample > 0) || math.IsInf(o.Sample, 0) {
+		return fail(stderr, "compare", exitUsage, fmt.Errorf("--sample must be positive and finite, got %v", o.Sample))
+	}
+	if math.IsNaN(o.Hold) || math.IsInf(o.Hold, 0) {
+		return fail(stderr, "compare", exitUsage, fmt.Errorf("--hold must be finite, got %v", o.Hold))
+	}
+	o.Progress = headless.NewProgress(stdout)
+	res, err := headless.Compare(o)
+	if res.Scene != "" {
+		headless.WriteCompareTable(stdout, res)
+		if o.JSON != "" {
+			if jerr := headless.WriteJSONFile(o.JSON, res); jerr != nil {
+				err = errors.Join(err, jerr)
+			}
+		}
+		if o.Plot != "" {
+			if perr := headless.WriteComparePlots(o.Plot, res); perr != nil {
+				err = errors.Join(err, perr)
+			}
+		}
+	}
+	if err != nil {
+		return fail(stderr, "compare", exitRuntime, err)
 	}
 	return exitOK
 }

@@ -216,7 +216,9 @@ const maxSceneBytes = 4 << 20
 //	    "l_base": 4, "l_gmax": 40,     // refinement limits on |H| at g = 0 and g = g_max, 1/m
 //	    "coarsen": 0.5,                // c in (0, 1): coarsen below c·l_g
 //	    "g_max": 6, "interval": 5,     // deepest generation; adapt every interval steps
-//	    "max_triangles": 200000        // hard cap on the triangle count
+//	    "max_triangles": 200000,       // hard cap on the triangle count
+//	    "fine_start": false,           // true: start at the base mesh refined to g_max (even) and coarsen
+//	    "fine_hold": 0.2               // s: with fine_start, no adaptation before this time
 //	  },
 //	  "camera": {                      // optional: the viewer's camera (see Camera)
 //	    "target": [0, 1, 0], "distance": 3, "yaw": 34, "pitch": 20, "fov_y": 45
@@ -471,6 +473,9 @@ func (s *Scene) Validate() error {
 	if s.Adapt != nil {
 		if err := s.Adapt.Validate(); err != nil {
 			return fmt.Errorf("adapt: %w", err)
+		}
+		if s.Adapt.FineStart && s.Adapt.GMax%2 != 0 {
+			return fmt.Errorf("adapt: fine_start refines the base mesh uniformly to g_max, which must be even, got g_max = %d", s.Adapt.GMax)
 		}
 	}
 	for i, o := range s.Obstacles {
@@ -750,7 +755,9 @@ func (s *Scene) loadOBJ() (*geom.Mesh, error) {
 // Build returns a simulation of the scene: BuildMesh, New with the
 // scene's Params, then the pins in order (fixed pins at the vertices'
 // initial positions, scripted ones with PinPath), then the adaptive
-// settings, if the scene has them.
+// settings, if the scene has them, then obstacles, contact and strain
+// limiting; last, with adapt.fine_start, the mesh refined uniformly to
+// adapt.g_max (Sim.RefineUniform; an error for an odd g_max).
 func (s *Scene) Build() (*cloth.Sim, error) {
 	if s.IsSprings() {
 		return nil, fmt.Errorf("scene %s runs the springs model: build it with BuildSprings", s.Name)
@@ -803,6 +810,14 @@ func (s *Scene) Build() (*cloth.Sim, error) {
 	}
 	if err := sim.SetStrainParams(s.Strain); err != nil {
 		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
+	}
+	if s.Adapt != nil && s.Adapt.FineStart {
+		// Adaptive coarsening (Mujahid et al. §4.3) starts at the finest
+		// mesh: the base mesh refined uniformly to g_max, as "drape
+		// bench" builds its full-resolution run.
+		if err := sim.RefineUniform(s.Adapt.GMax); err != nil {
+			return nil, fmt.Errorf("scene %s: adapt.fine_start: %w", s.Name, err)
+		}
 	}
 	return sim, nil
 }

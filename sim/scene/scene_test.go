@@ -430,6 +430,8 @@ func TestSceneAdaptSection(t *testing.T) {
 		{`, "adapt": {"interval": 0}`, "adapt: interval must be in [1, 1000] steps"},
 		{`, "adapt": {"max_triangles": 1000000000}`, "max_triangles must be in [1, 2000000]"},
 		{`, "adapt": {"bogus": 1}`, `unknown key "bogus"`},
+		{`, "adapt": {"fine_start": true, "g_max": 3}`, "fine_start refines the base mesh uniformly to g_max, which must be even, got g_max = 3"},
+		{`, "adapt": {"fine_hold": -1}`, "fine_hold must be in"},
 	} {
 		sc, err := ParseScene([]byte(head+c.adapt+"}"), "t.json")
 		switch {
