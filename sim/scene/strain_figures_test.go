@@ -19,7 +19,8 @@ import (
 //	DRAPE_FIGURES=12 go test ./sim/scene -run TestStrainFigures -v
 //
 // (the value is the simulated seconds; set DRAPE_FIGURES_SCENE for
-// another scene than curtain-adaptive).
+// another scene than curtain-adaptive, DRAPE_FIGURES_NOCONTACT=1 to
+// turn collisions off).
 func TestStrainFigures(t *testing.T) {
 	secs, err := strconv.ParseFloat(os.Getenv("DRAPE_FIGURES"), 64)
 	if err != nil || secs <= 0 {
@@ -39,6 +40,9 @@ func TestStrainFigures(t *testing.T) {
 			t.Fatal(err)
 		}
 		sc.Strain.Enabled = c.on
+		if os.Getenv("DRAPE_FIGURES_NOCONTACT") != "" {
+			sc.Contact.Enabled = false
+		}
 		sc.Params.YoungX *= c.stiff
 		sc.Params.YoungY *= c.stiff
 		sc.Params.Shear *= c.stiff
