@@ -97,19 +97,11 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 	if scene.IsSprings() {
 		return benchSprings(o, scene) // springs.go
 	}
-	if scene.Adapt == nil {
-		return BenchResult{}, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try curtain-adaptive)", scene.Name)
-	}
-	if scene.Adapt.GMax%2 != 0 {
-		return BenchResult{}, fmt.Errorf("scene %s: adapt.g_max must be even for a uniform full-resolution mesh, got %d", scene.Name, scene.Adapt.GMax)
-	}
-	secs := o.Seconds
-	if secs == 0 {
-		secs = scene.Duration
+	steps, every, err := adaptiveRuns(scene, o.Seconds, o.Sample, "curtain-adaptive")
+	if err != nil {
+		return BenchResult{}, err
 	}
 	dt := scene.Params.Dt
-	steps := max(1, int(math.Round(secs/dt)))
-	every := max(1, int(math.Round(o.Sample/dt)))
 	res := BenchResult{Scene: scene.Name, Seconds: float64(steps) * dt, GMax: scene.Adapt.GMax}
 
 	full, err := scene.Build()
@@ -356,4 +348,22 @@ func movingMean(x []float64, k int) []float64 {
 		out[i] = s / float64(hi-lo)
 	}
 	return out
+}
+
+// adaptiveRuns checks that sc can be run adaptive and uniformly refined to
+// its g_max (an "adapt" section with an even g_max, as RefineUniform
+// needs) and returns the steps of a run of seconds (0: the scene's
+// duration) and the steps between samples; hint names a scene to try.
+func adaptiveRuns(sc *scene.Scene, seconds, sample float64, hint string) (steps, every int, err error) {
+	if sc.Adapt == nil {
+		return 0, 0, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try %s)", sc.Name, hint)
+	}
+	if sc.Adapt.GMax%2 != 0 {
+		return 0, 0, fmt.Errorf("scene %s: adapt.g_max must be even for a uniformly refined mesh, got %d", sc.Name, sc.Adapt.GMax)
+	}
+	if seconds == 0 {
+		seconds = sc.Duration
+	}
+	dt := sc.Params.Dt
+	return max(1, int(math.Round(seconds/dt))), max(1, int(math.Round(sample/dt))), nil
 }

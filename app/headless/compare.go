@@ -123,19 +123,11 @@ func Compare(o CompareOptions) (CompareResult, error) {
 	if err != nil {
 		return CompareResult{}, err
 	}
-	if sc.Adapt == nil {
-		return CompareResult{}, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try drape-box)", sc.Name)
-	}
-	if sc.Adapt.GMax%2 != 0 {
-		return CompareResult{}, fmt.Errorf("scene %s: adapt.g_max must be even for a uniform fine mesh, got %d", sc.Name, sc.Adapt.GMax)
-	}
-	secs := o.Seconds
-	if secs == 0 {
-		secs = sc.Duration
+	steps, every, err := adaptiveRuns(sc, o.Seconds, o.Sample, "drape-box")
+	if err != nil {
+		return CompareResult{}, err
 	}
 	dt := sc.Params.Dt
-	steps := max(1, int(math.Round(secs/dt)))
-	every := max(1, int(math.Round(o.Sample/dt)))
 	hold := sc.Adapt.FineHold
 	if o.Hold >= 0 {
 		hold = o.Hold
