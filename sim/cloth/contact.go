@@ -26,14 +26,14 @@ type contactState struct {
 	// body's normal during the next solve. body[v] is the body index of
 	// constrained vertex slot v; release[v] marks a vertex whose
 	// constraint force pulled towards the body in the last solve.
-	body        []int32
-	release     []bool
-	nextNormal  []geom.Vec3 // proposed constraints of the step in progress
-	nextVertex  []int32
-	nextBody    []int32
-	impulseSum  float64 // Σ normal constraint impulses of the last step, N·s (rest contact force × Δt)
-	failsafes   int     // steps whose collisions the failsafe resolved (Failsafes)
-	frictionSum float64
+	body       []int32
+	release    []bool
+	released   []int32     // the slots release marks, cleared when the step commits
+	nextNormal []geom.Vec3 // proposed constraints of the step in progress
+	nextVertex []int32
+	nextBody   []int32
+	impulseSum float64 // Σ normal constraint impulses of the last step, N·s (rest contact force × Δt)
+	failsafes  int     // steps whose collisions the failsafe resolved (Failsafes)
 }
 
 // ContactParams returns the collision settings in force.
@@ -107,7 +107,7 @@ func (s *Sim) collides() bool {
 // friction on.
 func (s *Sim) contactForces() {
 	c := &s.ct
-	c.impulseSum, c.frictionSum = 0, 0
+	c.impulseSum = 0
 	if len(s.constrained) == 0 {
 		return
 	}
@@ -122,6 +122,7 @@ func (s *Sim) contactForces() {
 		lambda := n.Dot(sys.mulRow(int(i), s.rowDv).Sub(s.rhs[i]))
 		if lambda < 0 {
 			c.release[v] = true
+			c.released = append(c.released, v)
 			continue
 		}
 		c.impulseSum += lambda
@@ -151,7 +152,6 @@ func (s *Sim) contactForces() {
 		} else {
 			s.vHalf[v] = vh.Sub(vt.Scale(dvMax / speed))
 		}
-		c.frictionSum += math.Min(dvMax, speed) / s.invMass[v]
 	}
 }
 
@@ -242,9 +242,11 @@ func (s *Sim) commitContacts() {
 	if !s.collides() {
 		return
 	}
-	for _, v := range s.constrained {
+	// Every release mark goes, also of slots an adaptation freed since.
+	for _, v := range c.released {
 		c.release[v] = false
 	}
+	c.released = c.released[:0]
 	s.unconstrain()
 	for k, v := range c.nextVertex {
 		s.constrain(v, c.nextNormal[k], 0)
