@@ -2,11 +2,9 @@ package cloth
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	"drape/sim/geom"
-	"drape/sim/parallel"
 )
 
 // benchSizes are quad grids of about 2k, 8k and 22k triangles; the last
@@ -16,7 +14,7 @@ var benchSizes = []struct{ nx, ny int }{{32, 32}, {64, 64}, {123, 90}}
 // benchSheet returns a vertical 2.46 m × 1.8 m sheet with the curtain's
 // material hanging from its top row, after 20 steps so PCG works on a
 // realistic, moving state.
-func benchSheet(b testing.TB, nx, ny int) *Sim {
+func benchSheet(b *testing.B, nx, ny int) *Sim {
 	b.Helper()
 	m, err := geom.RegularGrid(2.46, 1.8, nx, ny)
 	if err != nil {
@@ -59,15 +57,6 @@ func BenchmarkAssemble(b *testing.B) {
 	}
 }
 
-// benchProcs are the GOMAXPROCS values the solver benchmarks run at. On a
-// machine with fewer CPUs the parallel loops use no more goroutines than
-// CPUs (parallel.Workers), so the higher counts show that asking for more
-// cores costs nothing.
-var benchProcs = []int{1, 2, 4, 8}
-
-// BenchmarkSolve times one PCG solve of a step's system (from the same
-// starting guess each time) per size and GOMAXPROCS, and reports the
-// iterations and the parallel hand-offs per iteration.
 func BenchmarkSolve(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(fmt.Sprintf("tris=%d", 2*sz.nx*sz.ny), func(b *testing.B) {
@@ -76,54 +65,36 @@ func BenchmarkSolve(b *testing.B) {
 			s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
 			s.gatherRows(false)
 			start := append([]geom.Vec3(nil), s.rowDv...)
-			for _, procs := range benchProcs {
-				b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
-					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-					its := 0
-					h0 := parallel.Handoffs()
-					b.ReportAllocs()
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
-						copy(s.rowDv, start)
-						n, _ := s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowKind, s.rowN, p.Tolerance, p.MaxIter)
-						its += n
-					}
-					b.ReportMetric(float64(its)/float64(b.N), "iters")
-					b.ReportMetric(float64(parallel.Handoffs()-h0)/float64(max(its, 1)), "handoffs/iter")
-					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(max(its, 1)), "µs/iter")
-					b.ReportMetric(float64(s.sys.n), "rows")
-				})
+			its := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				copy(s.rowDv, start)
+				n, _ := s.solver.solve(s.sys, s.rhs, s.rowDv, s.rowZ, s.rowKind, s.rowN, p.Tolerance, p.MaxIter)
+				its += n
 			}
+			b.ReportMetric(float64(its)/float64(b.N), "iters")
+			b.ReportMetric(float64(s.Mesh.NumTris()), "tris")
 		})
 	}
 }
 
-// BenchmarkStep times whole steps per size and GOMAXPROCS, and reports
-// the PCG iterations and the parallel hand-offs per step.
 func BenchmarkStep(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(fmt.Sprintf("tris=%d", 2*sz.nx*sz.ny), func(b *testing.B) {
 			s := benchSheet(b, sz.nx, sz.ny)
-			for _, procs := range benchProcs {
-				b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
-					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-					its := 0
-					h0 := parallel.Handoffs()
-					b.ReportAllocs()
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
-						st, err := s.Step()
-						if err != nil {
-							b.Fatal(err)
-						}
-						its += st.Iterations
-					}
-					b.ReportMetric(float64(its)/float64(b.N), "iters")
-					b.ReportMetric(float64(parallel.Handoffs()-h0)/float64(b.N), "handoffs/step")
-					b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
-					b.ReportMetric(float64(s.Mesh.NumTris()), "tris")
-				})
+			its := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				st, err := s.Step()
+				if err != nil {
+					b.Fatal(err)
+				}
+				its += st.Iterations
 			}
+			b.ReportMetric(float64(its)/float64(b.N), "iters")
+			b.ReportMetric(float64(s.Mesh.NumTris()), "tris")
 		})
 	}
 }

@@ -11,25 +11,12 @@ import (
 // gradient method, reused from step to step.
 type pcg struct {
 	r, c, q []geom.Vec3
-	s       []vec3f32   // preconditioned residual S·P⁻¹r, rounded to float32
-	as      []vec3f32   // S·A·s, float32
+	s       []vec3f32   // preconditioned residual P⁻¹r, rounded to float32
+	as      []vec3f32   // A·s, float32
 	pinv    []geom.Mat3 // block-Jacobi preconditioner: inverse diagonal blocks
 	dot     parallel.Partials
-	dot2    parallel.Partials
 	bad     [parallel.Chunks]bool // a chunk of rows failed checkPattern
-	deps    parallel.Deps         // the pieces whose rows each piece's rows couple to
 }
-
-// pcgGrain is the PCG passes' grain for parallel.Workers: the rows whose
-// work costs one hand-off. An iteration costs 20–40 ns per row on one
-// core (BenchmarkSolve, procs=1, at the quietest on the shared 2-CPU
-// machine: 1089 rows 19–28 µs per iteration) and a hand-off to a polling
-// worker about 1 µs (BenchmarkForChunks, 2 CPUs), so about 32 rows. A
-// system of 450 rows (the adaptive curtain's start) runs on 3
-// goroutines, 2000 rows on 7, 4225 on 11, the full curtain (11284 rows)
-// on 16. Not measured on more than 2 CPUs: on a 16-core machine the
-// hand-off cost, and so the best grain, may differ.
-const pcgGrain = 32
 
 // Row filters of the modified PCG (Baraff & Witkin 1998 §5.3): each row
 // of the system has a filter S_i that projects out the directions in
@@ -90,49 +77,21 @@ func (p *pcg) resize(n int) {
 // (0 when the filtered right-hand side is zero, NaN when the system itself
 // is not finite).
 //
-// The iteration is a single-reduction form of CG after Chronopoulos &
-// Gear (1989, "s-step iterative methods for symmetric linear systems";
-// Ghysels & Vanroose 2014, Alg. 2), which carries w = S·A·u for the
-// preconditioned residual u = S·P⁻¹·r and takes all inner products of an
-// iteration in the same pass:
-//
-//	β = γ/γ₋₁, α = γ/(δ + 2β·ν + β²·μ)   (β = 0, α = γ/δ at the start)
-//	q = w + β·q,  c = u + β·c            (q = S·A·c)
-//	dv += α·c,    r −= α·q,  μ = cᵀq
-//	u = S·P⁻¹·r,  w = S·A·u,  γ = rᵀu,  δ = wᵀu,  ν = cᵀw
-//
-// The denominator is cᵀ·S·A·c of the next direction, expanded by the
-// symmetry of S·A·S; Chronopoulos & Gear's shorter δ − β·γ/α₋₁ assumes
-// exact conjugacy and diverged with the float32 products and normal
-// filters (TestPCGFilteredSolve, below a relative residual of about
-// 1e-3). Should the denominator still come out non-positive, the
-// iteration restarts from c = u (β = 0). In exact arithmetic the iterates
-// are those of the textbook (Hestenes–Stiefel) PCG. Everything above the
-// product is row-local, so one parallel.ForChunksThen pass per iteration
-// runs the updates of a piece of rows and then its product, which waits
-// only for the neighbouring pieces' u: one hand-off per iteration instead
-// of the two that the two reductions of the textbook form need. The
-// filter stays exact: u, w and r are filtered row by row, so c and q,
-// their combinations, are too, and rowFixed rows stay zero throughout.
-//
-// The products A·u read the float32 copy of the blocks (val32 and
-// oppVal32, which Sim.assemble writes along with val and oppVal) and u
-// rounded to float32, and sum each row in float32 (blockRows32), while
-// the other vectors and all sums stay float64. Rounding A and u to 7
-// digits perturbs the solution by far less than the default tolerance
-// (1e-3); the residual is computed against the float64 A at the start.
-// Free rows, nearly all of them, take the unfiltered path; only rowNormal
-// rows pay for the projection.
+// The products A·s inside the loop read the float32 copy of the blocks
+// (val32 and oppVal32, which Sim.assemble writes along with val and
+// oppVal) and s rounded to float32, and sum each row in float32
+// (blockRows32), while the other vectors and all sums stay float64.
+// Rounding A and s to 7 digits perturbs the solution by far less than
+// the default tolerance (1e-3); the residual is computed against the
+// float64 A at the start. Free rows, nearly all of them, take the
+// unfiltered path; only rowNormal rows pay for the projection.
 func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []geom.Vec3, tol float64, maxIter int) (int, float64) {
 	n := a.n
 	p.resize(n)
 	r, c, q, s, as, pinv := p.r, p.c, p.q, p.s, p.as, p.pinv
 
-	parallel.ForChunksGrain(n, pcgGrain, func(k, lo, hi int) {
+	parallel.ForChunks(n, func(k, lo, hi int) {
 		p.bad[k] = !a.checkPattern(lo, hi)
-		if !p.bad[k] {
-			p.deps[k] = a.pieceDeps(lo, hi)
-		}
 		var d0 float64
 		for i := lo; i < hi; i++ {
 			switch kind[i] {
@@ -162,7 +121,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 	if !(delta0 > 0) {
 		// Nothing to solve for the free vertices, or a NaN that the caller
 		// detects from the state.
-		parallel.ForChunksGrain(n, pcgGrain, func(_, lo, hi int) {
+		parallel.ForChunks(n, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if kind[i] != rowFixed {
 					dv[i] = dv[i].Sub(filter(kind[i], nrm[i], dv[i])) // keep the prescribed part
@@ -172,12 +131,12 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 		return 0, 0
 	}
 	a.mulVec(q, dv)
-	parallel.ForChunksGrain(n, pcgGrain, func(k, lo, hi int) {
+	parallel.ForChunks(n, func(k, lo, hi int) {
 		var d float64
 		for i := lo; i < hi; i++ {
 			k := kind[i]
 			if k == rowFixed {
-				r[i], s[i], as[i], c[i], q[i] = geom.Vec3{}, vec3f32{}, vec3f32{}, geom.Vec3{}, geom.Vec3{}
+				r[i], s[i], c[i], q[i] = geom.Vec3{}, vec3f32{}, geom.Vec3{}, geom.Vec3{}
 				continue
 			}
 			ri := filter(k, nrm[i], b[i].Sub(q[i])) // q = A·dv here
@@ -190,31 +149,52 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 		}
 		p.dot[k][0] = d
 	})
-	gamma := p.dot.Sum()
+	deltaNew := p.dot.Sum()
 	tol2 := tol * tol * delta0
-
-	// The pass's two halves are made once here, so the iterations
-	// allocate nothing; they read alpha and beta as the loop sets them.
+	// The textbook iteration updates the direction c = s + β·c and then
+	// multiplies q = A·c, three passes over the vectors. Since
+	// A·c_new = A·s + β·A·c_old, the product is taken of s instead and
+	// q = A·s + β·q, c = s + β·c are formed row by row in the same pass:
+	// two passes per iteration, same iterates up to round-off.
+	// The loop's two passes are made once here, so the iterations allocate
+	// nothing; they read alpha and beta as the loop sets them.
 	var alpha, beta float64
-	update := func(k, lo, hi int) {
+	passA := func(k, lo, hi int) {
+		a.blockRows32(s, as, lo, hi)
 		// Rows lo..hi-1 resliced to one length, so the loop runs free of
 		// bounds checks.
-		fx, dv, r, c, q, s, as, pinv := kind[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], as[lo:hi], pinv[lo:hi]
-		dv, r, c, q, s, as, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], as[:len(fx)], pinv[:len(fx)]
-		var d, mu float64
+		fx, as, q, c, s := kind[lo:hi], as[lo:hi], q[lo:hi], c[lo:hi], s[lo:hi]
+		as, q, c, s = as[:len(fx)], q[:len(fx)], c[:len(fx)], s[:len(fx)]
+		var d float64
 		for i := range fx {
 			if fx[i] == rowFixed {
-				continue // everything stays zero: the filter S_i = 0
+				continue // c, q, s stay zero: the filter S_i = 0
 			}
-			ai, si, qi, ci := &as[i], &s[i], &q[i], &c[i]
+			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
+			if fx[i] == rowNormal { // q = S·(A·s) + β·q
+				n := nrm[lo+i]
+				f := filter(rowNormal, n, geom.Vec3{float64(ai[0]), float64(ai[1]), float64(ai[2])})
+				ai[0], ai[1], ai[2] = float32(f.X), float32(f.Y), float32(f.Z)
+			}
 			qn := geom.Vec3{float64(ai[0]) + beta*qi.X, float64(ai[1]) + beta*qi.Y, float64(ai[2]) + beta*qi.Z}
 			cn := geom.Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
 			*qi, *ci = qn, cn
-			mu += cn.Dot(qn)
-			dv[i] = dv[i].Add(cn.Scale(alpha))
-			ri := r[i].Sub(qn.Scale(alpha))
+			d += cn.Dot(qn)
+		}
+		p.dot[k][0] = d
+	}
+	passB := func(k, lo, hi int) {
+		fx, dv, r, c, q, s, pinv := kind[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], pinv[lo:hi]
+		dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
+		var d float64
+		for i := range fx {
+			if fx[i] == rowFixed {
+				continue
+			}
+			dv[i] = dv[i].Add(c[i].Scale(alpha))
+			ri := r[i].Sub(q[i].Scale(alpha))
 			r[i] = ri
-			m := &pinv[i]
+			m, si := &pinv[i], &s[i]
 			sx := float32(m[0]*ri.X + m[1]*ri.Y + m[2]*ri.Z)
 			sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
 			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
@@ -224,73 +204,22 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 				d = filterS(si, nrm[lo+i], ri, d)
 			}
 		}
-		p.dot[k][0], p.dot[k][1] = d, mu
+		p.dot[k][0] = d
 	}
-	product := func(k, lo, hi int) {
-		a.blockRows32(s, as, lo, hi)
-		fx, as, s, c := kind[lo:hi], as[lo:hi], s[lo:hi], c[lo:hi]
-		as, s, c = as[:len(fx)], s[:len(fx)], c[:len(fx)]
-		var d, nu float64
-		for i := range fx {
-			if fx[i] == rowFixed {
-				as[i] = vec3f32{}
-				continue
-			}
-			ai, si := &as[i], &s[i]
-			if fx[i] == rowNormal { // w = S·(A·u)
-				f := filter(rowNormal, nrm[lo+i], geom.Vec3{float64(ai[0]), float64(ai[1]), float64(ai[2])})
-				ai[0], ai[1], ai[2] = float32(f.X), float32(f.Y), float32(f.Z)
-			}
-			wx, wy, wz := float64(ai[0]), float64(ai[1]), float64(ai[2])
-			d += wx*float64(si[0]) + wy*float64(si[1]) + wz*float64(si[2])
-			nu += wx*c[i].X + wy*c[i].Y + wz*c[i].Z
-		}
-		p.dot2[k][0], p.dot2[k][1] = d, nu
-	}
-	if !(gamma > tol2) || maxIter <= 0 {
-		return 0, math.Sqrt(math.Max(gamma, 0) / delta0)
-	}
-	parallel.ForChunksGrain(n, pcgGrain, product)
-	delta := p.dot2.Sum()
-	if !(delta > 0) {
-		return 0, math.Sqrt(math.Max(gamma, 0) / delta0) // A is not positive definite on u (or NaN): the caller checks the state
-	}
-	alpha = gamma / delta
 	it := 0
-	for it < maxIter {
-		parallel.ForChunksThen(n, pcgGrain, update, product, &p.deps)
-		it++
-		gammaOld := gamma
-		gamma, delta = p.dot.Sum(), p.dot2.Sum()
-		if !(gamma > tol2) {
-			break
-		}
-		beta = gamma / gammaOld
-		// cᵀ·S·A·c for the next direction c = u + β·c₋₁, expanded with
-		// q₋₁ = S·A·c₋₁ and the symmetry of S·A·S: δ + 2β·c₋₁ᵀw + β²·c₋₁ᵀq₋₁
-		// (see the doc comment for why not δ − β·γ/α₋₁).
-		mu, nu := partialSum(&p.dot, 1), partialSum(&p.dot2, 1)
-		cq := delta + 2*beta*nu + beta*beta*mu
+	for ; it < maxIter && deltaNew > tol2; it++ {
+		parallel.ForChunks(n, passA)
+		cq := p.dot.Sum()
 		if !(cq > 0) {
-			// Lost to round-off: restart from the steepest-descent
-			// direction c = u, whose uᵀAu = δ the pass has just computed.
-			beta, cq = 0, delta
-			if !(cq > 0) {
-				break // A is not positive definite on u (or NaN): stop, caller checks the state
-			}
+			break // A is not positive definite on c (or NaN): stop, caller checks the state
 		}
-		alpha = gamma / cq
+		alpha = deltaNew / cq
+		parallel.ForChunks(n, passB)
+		deltaOld := deltaNew
+		deltaNew = p.dot.Sum()
+		beta = deltaNew / deltaOld
 	}
-	return it, math.Sqrt(math.Max(gamma, 0) / delta0)
-}
-
-// partialSum returns the j-th partial sums of p added in chunk order.
-func partialSum(p *parallel.Partials, j int) float64 {
-	var s float64
-	for k := range p {
-		s += p[k][j]
-	}
-	return s
+	return it, math.Sqrt(math.Max(deltaNew, 0) / delta0)
 }
 
 // filterS replaces s by S·s for the filter I − n·nᵀ, where d already holds

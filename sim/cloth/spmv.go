@@ -1,7 +1,5 @@
 package cloth
 
-import "drape/sim/parallel"
-
 // blockRows32 sets out[i] = Σ_k val32[k]·s[col[k]] + Σ_k oppVal32[k]·s[oppCol[k]]
 // over row i's blocks and bending-only scalars, for every row i in
 // [lo, hi), in float32, with out[i][3] = 0: the product inside the PCG
@@ -79,43 +77,4 @@ func blockRows32Go(rowPtr, col []int32, val [][9]float32, oppPtr, oppCol []int32
 		o := &out[i]
 		o[0], o[1], o[2], o[3] = x, y, z, 0
 	}
-}
-
-// pieceDeps returns the first and last parallel piece (of parallel.Chunks
-// over the n rows) that hold a column of rows [lo, hi): the pieces whose
-// entries of a vector the product of these rows reads. The pattern must
-// have been checked (checkPattern).
-func (a *blockSystem) pieceDeps(lo, hi int) [2]int8 {
-	n := a.n
-	if lo >= hi {
-		p := int8(pieceOf(lo, n))
-		return [2]int8{p, p}
-	}
-	cmin, cmax := int32(lo), int32(hi-1)
-	for i := lo; i < hi; i++ {
-		for _, j := range a.col[a.rowPtr[i]:a.rowPtr[i+1]] {
-			cmin, cmax = min(cmin, j), max(cmax, j)
-		}
-		for _, j := range a.oppCol[a.oppPtr[i]:a.oppPtr[i+1]] {
-			cmin, cmax = min(cmin, j), max(cmax, j)
-		}
-	}
-	return [2]int8{int8(pieceOf(int(cmin), n)), int8(pieceOf(int(cmax), n))}
-}
-
-// pieceOf returns the piece k of parallel.Chunks over [0, n) that holds
-// index j: k·n/Chunks ≤ j < (k+1)·n/Chunks.
-func pieceOf(j, n int) int {
-	const c = parallel.Chunks
-	if n <= 0 {
-		return 0
-	}
-	k := min(j*c/n, c-1)
-	for k > 0 && k*n/c > j {
-		k--
-	}
-	for k < c-1 && (k+1)*n/c <= j {
-		k++
-	}
-	return k
 }
