@@ -126,6 +126,9 @@ func (s *Sim) contactForces() {
 			continue
 		}
 		c.impulseSum += lambda
+		if s.invMass[v] == 0 {
+			continue // pinned since it was constrained: the pin decides
+		}
 		// The constraint also stops the outward speed the last collision
 		// phase gave the vertex (a repulsion towards the thickness h),
 		// whose friction that phase already applied: only the rest of λ
