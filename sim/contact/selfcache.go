@@ -56,8 +56,15 @@ type selfCache struct {
 	cand    [parallel.Chunks][]cand
 }
 
-// plainSelf forces the plain query (benchmarks).
-var plainSelf = false
+// plainSelf forces the plain query instead of the cache. It is on: the
+// cache missed a cloth–cloth collision on the bunny scene (the exact
+// oracle of sim/scene's TestContactScenesIntersectionFree found one
+// intersecting pair from step 600 of the full run; with the plain query,
+// and before the cache, none), and a cache that can miss a collision is
+// no cache. Until the bound that lets it skip pairs is found wrong and
+// fixed, self-collision pays the plain query (BenchmarkResolveScenes:
+// the resting 1800-triangle sheet 2.4 ms instead of 0.4 ms per Resolve).
+var plainSelf = true
 
 // maxEscaped: the cache is rebuilt when more than one face in maxEscaped
 // has left its grown box; fewer query the grid on their own.
