@@ -131,9 +131,9 @@ type viewer struct {
 	obs   obstacleDrawer
 	det   *detailWorker // physics-aware detail (Tsiknis ch. 3), started on first use
 
-	strain         strainColors // the strain colour mode's scalar
-	uploadedStrain bool         // the uploaded mesh carries strain colours
-	requestedSeq      uint64 // snapshot last handed to det
+	strain            strainColors // the strain colour mode's scalar
+	uploadedStrain    bool         // the uploaded mesh carries strain colours
+	requestedSeq      uint64       // snapshot last handed to det
 	requestedLevel    int
 	uploadedDetailSeq uint64 // det result last uploaded; 0: the snapshot's own surface is uploaded
 
