@@ -143,7 +143,13 @@ func lerp(x, d geom.Vec3, t float64) geom.Vec3 {
 // the first time of contact is found from the distance itself
 // (firstContact). A degenerate (zero-area) face reports nothing: its edges'
 // edge–edge tests cover it.
-func vertexFaceCCD(p, dp, a, da, b, db, c, dc geom.Vec3, delta float64) (float64, bool) {
+//
+// Only times after `after` count (after < 0: all of [0, 1]): a caller that
+// rejects the first time (a pair touching at x^n and separating there,
+// addHit) asks again from it, since the primitives can still pass through
+// each other later in the step (TestTouchingThenCrossing). The coplanar
+// case searches from t = 0 only (after ≥ 0 reports nothing there).
+func vertexFaceCCD(p, dp, a, da, b, db, c, dc geom.Vec3, delta, after float64) (float64, bool) {
 	ab, dab := b.Sub(a), db.Sub(da)
 	ac, dac := c.Sub(a), dc.Sub(da)
 	ap, dap := p.Sub(a), dp.Sub(da)
@@ -154,12 +160,18 @@ func vertexFaceCCD(p, dp, a, da, b, db, c, dc geom.Vec3, delta float64) (float64
 	if coplanarThroughout(cu, func(t float64) float64 {
 		return lerp(ab, dab, t).Cross(lerp(ac, dac, t)).Norm() * lerp(ap, dap, t).Norm()
 	}) {
+		if after >= 0 {
+			return 0, false
+		}
 		return firstContact(dist, vfLipschitz(dp, da, db, dc), delta)
 	}
 	var ts [8]float64
 	n := candidateTimes(cu, &ts)
 	for i := 0; i < n; i++ {
 		t := ts[i]
+		if t <= after {
+			continue
+		}
 		nrm := lerp(ab, dab, t).Cross(lerp(ac, dac, t))
 		// Point-to-plane distance |f|/|n| first, the exact distance only
 		// when that is small.
@@ -178,7 +190,8 @@ func vertexFaceCCD(p, dp, a, da, b, db, c, dc geom.Vec3, delta float64) (float64
 // Parallel edges (the cubic's normal (p1−p0)×(q1−q0) vanishes) and edges
 // that stay coplanar throughout are found from the distance itself
 // (firstContact), since the coplanarity cubic vanishes identically there.
-func edgeEdgeCCD(p0, dp0, p1, dp1, q0, dq0, q1, dq1 geom.Vec3, delta float64) (float64, bool) {
+// after is vertexFaceCCD's.
+func edgeEdgeCCD(p0, dp0, p1, dp1, q0, dq0, q1, dq1 geom.Vec3, delta, after float64) (float64, bool) {
 	e1, de1 := p1.Sub(p0), dp1.Sub(dp0)
 	e2, de2 := q1.Sub(q0), dq1.Sub(dq0)
 	w, dw := q0.Sub(p0), dq0.Sub(dp0)
@@ -190,12 +203,18 @@ func edgeEdgeCCD(p0, dp0, p1, dp1, q0, dq0, q1, dq1 geom.Vec3, delta float64) (f
 	if coplanarThroughout(cu, func(t float64) float64 {
 		return lerp(e1, de1, t).Norm() * lerp(e2, de2, t).Norm() * lerp(w, dw, t).Norm()
 	}) {
+		if after >= 0 {
+			return 0, false
+		}
 		return firstContact(dist, eeLipschitz(dp0, dp1, dq0, dq1), delta)
 	}
 	var ts [8]float64
 	n := candidateTimes(cu, &ts)
 	for i := 0; i < n; i++ {
 		t := ts[i]
+		if t <= after {
+			continue
+		}
 		nrm := lerp(e1, de1, t).Cross(lerp(e2, de2, t))
 		nn := nrm.Norm()
 		if math.Abs(cu.at(t)) > delta*nn {
@@ -207,7 +226,7 @@ func edgeEdgeCCD(p0, dp0, p1, dp1, q0, dq0, q1, dq1 geom.Vec3, delta float64) (f
 	}
 	// Nearly parallel edges: |n| is small all along and the plane test above
 	// is meaningless; fall back to the distance.
-	if nearlyParallel(e1, de1, e2, de2) {
+	if after < 0 && nearlyParallel(e1, de1, e2, de2) {
 		return firstContact(dist, eeLipschitz(dp0, dp1, dq0, dq1), delta)
 	}
 	return 0, false

@@ -55,7 +55,7 @@ func TestVertexFaceCCD(t *testing.T) {
 				tcc = tc.c
 			}
 		}
-		got, hit := vertexFaceCCD(tc.p, tc.dp, ta, tc.da, tb, tc.db, tcc, tc.dc, delta)
+		got, hit := vertexFaceCCD(tc.p, tc.dp, ta, tc.da, tb, tc.db, tcc, tc.dc, delta, -1)
 		if hit != tc.hit || hit && math.Abs(got-tc.want) > 1e-5 {
 			t.Errorf("%s: got hit=%v t=%v, want hit=%v t=%v", tc.name, hit, got, tc.hit, tc.want)
 		}
@@ -90,7 +90,7 @@ func TestEdgeEdgeCCD(t *testing.T) {
 		// static edge B at z=0.25: B crosses A's sweep where x·… meets it.
 		{name: "rotating edge", q0: v3(0.5, -0.5, 0.25), q1: v3(0.5, 0.5, 0.25), dp1: v3(0, 0, 1), hit: true, want: 0.5},
 	} {
-		got, hit := edgeEdgeCCD(p0, geom.Vec3{}, p1, tc.dp1, tc.q0, tc.dq, tc.q1, tc.dq, delta)
+		got, hit := edgeEdgeCCD(p0, geom.Vec3{}, p1, tc.dp1, tc.q0, tc.dq, tc.q1, tc.dq, delta, -1)
 		if hit != tc.hit || hit && math.Abs(got-tc.want) > 1e-5 {
 			t.Errorf("%s: got hit=%v t=%v, want hit=%v t=%v", tc.name, hit, got, tc.hit, tc.want)
 		}
@@ -114,7 +114,7 @@ func TestCCDRandom(t *testing.T) {
 		tc := 0.05 + 0.9*r()
 		dir := v3(r()-0.5, r()-0.5, -0.2-r())
 		p := q.Sub(dir.Scale(tc))
-		got, hit := vertexFaceCCD(p, dir, a, geom.Vec3{}, b, geom.Vec3{}, c, geom.Vec3{}, 1e-9)
+		got, hit := vertexFaceCCD(p, dir, a, geom.Vec3{}, b, geom.Vec3{}, c, geom.Vec3{}, 1e-9, -1)
 		if !hit || math.Abs(got-tc) > 1e-6 {
 			t.Fatalf("case %d: got hit=%v t=%v, want %v", i, hit, got, tc)
 		}
@@ -124,11 +124,11 @@ func TestCCDRandom(t *testing.T) {
 		dn := func() geom.Vec3 { return v3(r(), r(), -r()) }
 		p0, p1, f0, f1, f2 := up(), up(), dn(), dn(), dn()
 		g0, g1, g2 := dn(), dn(), dn()
-		if _, hit := vertexFaceCCD(p0, p1.Sub(p0), f0, g0.Sub(f0), f1, g1.Sub(f1), f2, g2.Sub(f2), 1e-6); hit {
+		if _, hit := vertexFaceCCD(p0, p1.Sub(p0), f0, g0.Sub(f0), f1, g1.Sub(f1), f2, g2.Sub(f2), 1e-6, -1); hit {
 			t.Fatalf("case %d: separated vertex–face reported a hit", i)
 		}
 		e0, e1, h0, h1 := up(), up(), up(), up()
-		if _, hit := edgeEdgeCCD(e0, h0.Sub(e0), e1, h1.Sub(e1), f0, g0.Sub(f0), f1, g1.Sub(f1), 1e-6); hit {
+		if _, hit := edgeEdgeCCD(e0, h0.Sub(e0), e1, h1.Sub(e1), f0, g0.Sub(f0), f1, g1.Sub(f1), 1e-6, -1); hit {
 			t.Fatalf("case %d: separated edge–edge reported a hit", i)
 		}
 	}

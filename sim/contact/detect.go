@@ -602,22 +602,29 @@ func (s *Solver) testVF(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 	if s.farOverStep(geom.PointTriangleDistance(x[0], x[1], x[2], x[3]), vfLipschitz(d[0], d[1], d[2], d[3])) {
 		return 0
 	}
-	t, hit := vertexFaceCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta)
-	if !hit {
-		return 0
+	// A time rejected by addHit (touching at x^n, not approaching) is not
+	// the end: the pair can still pass through each other later in the
+	// step, so the search goes on from it (at most the 8 candidate times).
+	for after := -1.0; ; {
+		t, hit := vertexFaceCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta, after)
+		if !hit {
+			return 0
+		}
+		var xt [4]geom.Vec3
+		for k := range xt {
+			xt[k] = lerp(x[k], d[k], t)
+		}
+		w0, w1, w2 := pointTriangle(xt[0], xt[1], xt[2], xt[3])
+		w := [4]float64{1, -w0, -w1, -w2}
+		n := xt[2].Sub(xt[1]).Cross(xt[3].Sub(xt[1])).Unit()
+		if n == (geom.Vec3{}) {
+			n = xt[0].Sub(xt[1].Scale(w0).Add(xt[2].Scale(w1)).Add(xt[3].Scale(w2))).Unit()
+		}
+		if s.addHit(out, pairVF, body, bodyPts, ids, w, x, d, n, t) || t >= 1 {
+			return 0
+		}
+		after = t
 	}
-	var xt [4]geom.Vec3
-	for k := range xt {
-		xt[k] = lerp(x[k], d[k], t)
-	}
-	w0, w1, w2 := pointTriangle(xt[0], xt[1], xt[2], xt[3])
-	w := [4]float64{1, -w0, -w1, -w2}
-	n := xt[2].Sub(xt[1]).Cross(xt[3].Sub(xt[1])).Unit()
-	if n == (geom.Vec3{}) {
-		n = xt[0].Sub(xt[1].Scale(w0).Add(xt[2].Scale(w1)).Add(xt[3].Scale(w2))).Unit()
-	}
-	s.addHit(out, pairVF, body, bodyPts, ids, w, x, d, n, t)
-	return 0
 }
 
 // testEE tests segment (0, 1) against segment (2, 3). fallback orients the
@@ -647,28 +654,32 @@ func (s *Solver) testEE(out *[]pair, body int32, bodyPts uint8, ids [4]int32, x,
 	if d0, _, _ := segmentDistance(x[0], x[1], x[2], x[3]); s.farOverStep(d0, eeLipschitz(d[0], d[1], d[2], d[3])) {
 		return 0
 	}
-	t, hit := edgeEdgeCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta)
-	if !hit {
-		return 0
-	}
-	var xt [4]geom.Vec3
-	for k := range xt {
-		xt[k] = lerp(x[k], d[k], t)
-	}
-	_, a, b := segmentDistance(xt[0], xt[1], xt[2], xt[3])
-	w := [4]float64{-(1 - a), -a, 1 - b, b}
-	e1, e2 := xt[1].Sub(xt[0]), xt[3].Sub(xt[2])
-	n := e1.Cross(e2)
-	if n.Norm() <= 1e-6*e1.Norm()*e2.Norm() {
-		// Parallel edges: the direction between them, at x^n if they meet at t.
-		pa, pb := lerp(xt[0], e1, a), lerp(xt[2], e2, b)
-		n = pb.Sub(pa)
-		if n.Norm() <= 1e-3*s.delta {
-			n = lerp(x[2], x[3].Sub(x[2]), b).Sub(lerp(x[0], x[1].Sub(x[0]), a))
+	for after := -1.0; ; { // as in testVF
+		t, hit := edgeEdgeCCD(x[0], d[0], x[1], d[1], x[2], d[2], x[3], d[3], s.delta, after)
+		if !hit {
+			return 0
 		}
+		var xt [4]geom.Vec3
+		for k := range xt {
+			xt[k] = lerp(x[k], d[k], t)
+		}
+		_, a, b := segmentDistance(xt[0], xt[1], xt[2], xt[3])
+		w := [4]float64{-(1 - a), -a, 1 - b, b}
+		e1, e2 := xt[1].Sub(xt[0]), xt[3].Sub(xt[2])
+		n := e1.Cross(e2)
+		if n.Norm() <= 1e-6*e1.Norm()*e2.Norm() {
+			// Parallel edges: the direction between them, at x^n if they meet at t.
+			pa, pb := lerp(xt[0], e1, a), lerp(xt[2], e2, b)
+			n = pb.Sub(pa)
+			if n.Norm() <= 1e-3*s.delta {
+				n = lerp(x[2], x[3].Sub(x[2]), b).Sub(lerp(x[0], x[1].Sub(x[0]), a))
+			}
+		}
+		if s.addHit(out, pairEE, body, bodyPts, ids, w, x, d, n.Unit(), t) || t >= 1 {
+			return 0
+		}
+		after = t
 	}
-	s.addHit(out, pairEE, body, bodyPts, ids, w, x, d, n.Unit(), t)
-	return 0
 }
 
 // apart returns the gap (boxGap) between the boxes of the two primitives,
@@ -734,10 +745,10 @@ func (s *Solver) farOverStep(d0, lip float64) bool {
 // points to the side that point set B (positive weights) was on at x^n —
 // or, when the two were within the tolerance there, against their relative
 // velocity — and records the collision unless the primitives were touching
-// at x^n and are not approaching.
-func (s *Solver) addHit(out *[]pair, kind uint8, body int32, bodyPts uint8, ids [4]int32, w [4]float64, x, d *[4]geom.Vec3, n geom.Vec3, t float64) {
+// at x^n and are not approaching. It reports whether it recorded one.
+func (s *Solver) addHit(out *[]pair, kind uint8, body int32, bodyPts uint8, ids [4]int32, w [4]float64, x, d *[4]geom.Vec3, n geom.Vec3, t float64) bool {
 	if n == (geom.Vec3{}) {
-		return
+		return false
 	}
 	var sep, rel geom.Vec3
 	for k := 0; k < 4; k++ {
@@ -754,7 +765,8 @@ func (s *Solver) addHit(out *[]pair, kind uint8, body int32, bodyPts uint8, ids 
 		n = n.Scale(-1)
 	}
 	if math.Abs(s0) <= s.delta && rel.Dot(n) >= 0 {
-		return // touching at x^n, not approaching
+		return false // touching at x^n, not approaching
 	}
 	*out = append(*out, pair{kind: kind, bodyPts: bodyPts, body: body, ids: ids, w: w, n: n, t: t})
+	return true
 }
