@@ -86,10 +86,7 @@ func BenchmarkResolveSphere(b *testing.B) {
 // BenchmarkResolveScenes times Resolve on a 1800-triangle sheet (1 m)
 // resting 2 mm above a ground half-space, with small velocities as in a
 // resting step (the scene suite's "ground"), and on the 20000-triangle
-// sheet folded onto itself 2 mm apart (folded), self-collision off and on
-// (with the same positions every call, so the cloth–cloth candidate cache
-// is reused as for a resting sheet) and on with the cache rebuilt every
-// call (true-cold, as for a sheet that deforms fast).
+// sheet folded onto itself 2 mm apart (folded), self-collision off and on.
 func BenchmarkResolveScenes(b *testing.B) {
 	gc := sheet(b, 1, 30, 0, 0, 0.002, geom.Vec3{})
 	for i, x := range gc.X {
@@ -103,9 +100,8 @@ func BenchmarkResolveScenes(b *testing.B) {
 		bodies []Body
 	}{{"ground", gc, ground}, {"folded", fc, nil}} {
 		v := append([]geom.Vec3{}, tc.c.V...)
-		for _, mode := range []string{"false", "true", "true-cold"} {
-			self, cold := mode != "false", mode == "true-cold"
-			b.Run(fmt.Sprintf("%s/tris=%d/self=%s", tc.name, len(tc.c.Tris), mode), func(b *testing.B) {
+		for _, self := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/tris=%d/self=%v", tc.name, len(tc.c.Tris), self), func(b *testing.B) {
 				s := NewSolver()
 				p := DefaultParams()
 				p.SelfCollision = self
@@ -119,9 +115,6 @@ func BenchmarkResolveScenes(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					copy(tc.c.V, v)
-					if cold {
-						s.tc.valid = false // the cloth–cloth cache rebuilt, as for a fast-deforming sheet
-					}
 					var err error
 					if st, err = s.Resolve(tc.c, tc.bodies, 0.005, p); err != nil {
 						b.Fatal(err)
@@ -164,10 +157,10 @@ func kernelSolver(c *Cloth, bodies []Body, p Params) *Solver {
 
 // BenchmarkKernels times the stages on a 20000-triangle sheet draped over
 // a 20480-face sphere (cloth–body pairs) and on a 20000-triangle sheet
-// folded onto itself 2 mm apart (cloth–cloth pairs): the cloth grid's
-// rebuild (hash update), the proximity query with its narrow phase (the
-// cloth–cloth candidate cache rebuilt every time, and reused as for a
-// resting sheet), and a full CCD pass (query and narrow phase).
+// folded onto itself 2 mm apart (cloth–cloth pairs): a hash grid's
+// rebuild over the cloth's faces (hash update), the proximity query with
+// its narrow phase, and a full CCD pass (query and narrow phase) without
+// the proximity pass's candidate pairs.
 func BenchmarkKernels(b *testing.B) {
 	sc, sb := draped(b, 100)
 	fc := folded(b, 100)
@@ -184,36 +177,24 @@ func BenchmarkKernels(b *testing.B) {
 		s.detect() // boxes
 		b.Run(tc.name+"/hash-update", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				s.self.build(selfCellFactor * s.cellLen)
+				s.self.build(s.cellLen)
 			}
 			b.ReportMetric(float64(len(tc.c.Tris)), "triangles")
 			b.ReportMetric(float64(len(s.self.items)), "entries")
 		})
-		for _, mode := range []int{modeProximity, modeCCD, -1, -2} {
+		for _, mode := range []int{modeProximity, modeCCD} {
 			name := "/proximity"
-			switch mode {
-			case modeCCD:
+			if mode == modeCCD {
 				name = "/ccd"
-			case -1:
-				// The cloth–cloth candidate pairs of the last call reused
-				// (selfCache: a resting sheet).
-				name, mode = "/proximity-cached", modeProximity
-			case -2:
-				// No cache: the query of an adapting mesh.
-				name, mode = "/proximity-plain", modeProximity
 			}
-			cached, plain := name == "/proximity-cached", name == "/proximity-plain"
 			b.Run(tc.name+name, func(b *testing.B) {
 				s.mode = mode
 				n := 0
 				b.ReportAllocs()
-				plainSelf = plain
-				defer func() { plainSelf = false }()
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					s.candLo = s.candLo[:0] // full query every time
 					s.useDirty = false
-					s.tc.valid = cached
 					n = s.detect()
 				}
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")

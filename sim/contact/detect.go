@@ -82,32 +82,84 @@ func (s *Solver) detect() int {
 		s.candHi = grow(s.candHi, nf)
 		copy(s.candLo, s.self.lo)
 		copy(s.candHi, s.self.hi)
+		s.patchCell = s.patchBoxes()
 	} else if s.collect = false; len(s.candLo) == nf {
 		// CCD pass: reuse the proximity query's triangle pairs for the
 		// triangles whose boxes it still covers; the others (fout) query
 		// the grids again.
+		if s.p.SelfCollision {
+			s.recertify()
+		}
 		anyOut := s.outgrown()
 		s.fquery = s.fout
-		parallel.ForChunks(parallel.Chunks, s.detectC)
+		parallel.ForChunksBalanced(parallel.Chunks, s.detectC)
 		if !anyOut {
 			s.detectPlanes()
 			return s.count()
+		}
+	} else {
+		// A CCD pass without a proximity pass before it (the kernel
+		// benchmarks): every face queries, as if outgrown.
+		s.fout = grow(s.fout, nf)
+		for f, t := range c.Tris {
+			s.fout[f] = t[0] >= 0
+		}
+		s.patchCell = s.patchBoxes()
+		if s.p.SelfCollision {
+			s.certifyPatches(true)
 		}
 	}
 	s.detectPlanes()
 	for b := range s.bs {
 		s.curBody = b
 		if len(s.bs[b].Tris) > 0 {
-			parallel.ForChunks(nf, s.detectB)
+			if s.mode == modeProximity {
+				s.pnear = grow(s.pnear, len(s.ps.start)-1)
+				parallel.ForChunksBalanced(len(s.ps.start)-1, s.patchNearFn)
+			}
+			parallel.ForChunksBalanced(nf, s.detectB)
 		}
 	}
 	if s.p.SelfCollision && s.mode == modeProximity {
-		s.selfProximity()
+		s.selfPatches()
 	} else if s.p.SelfCollision {
-		s.self.build(selfCellFactor * s.cellLen)
-		parallel.ForChunks(nf, s.detectS)
+		s.selfOutgrown()
 	}
 	return s.count()
+}
+
+// patchNearChunk sets s.pnear[p] for the patches p ∈ [lo, hi): whether
+// the patch's box, grown by the proximity pad h/2 that the body's boxes
+// lack, meets the box of a face of body s.curBody. detectBodyChunk skips
+// the faces of the other patches in the proximity pass: most of a sheet
+// is away from any body.
+func (s *Solver) patchNearChunk(_, lo, hi int) {
+	st := &s.bodies[s.curBody]
+	g := &st.g
+	e := 0.5 * s.p.Thickness
+	ev := geom.Vec3{X: e, Y: e, Z: e}
+	for p := lo; p < hi; p++ {
+		qlo, qhi := s.ps.g.lo[p].Sub(ev), s.ps.g.hi[p].Add(ev)
+		s.pnear[p] = false
+		if boxGap(qlo, qhi, st.lo, st.hi) > 0 {
+			continue
+		}
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+	cells:
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					for _, t := range g.bucket(ix, iy, iz) {
+						if boxGap(qlo, qhi, g.lo[t], g.hi[t]) <= 0 {
+							s.pnear[p] = true
+							break cells
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
 // detectPlanes runs the vertex tests against every half-space body.
@@ -145,7 +197,7 @@ type cand struct {
 // every CCD pass runs on the proximity query's triangle pairs for them
 // (detectCandChunk) instead of querying the grids again (Bridson et al. §6
 // likewise use one candidate set for proximity and collisions); only the
-// outgrown triangles query the grids (detectBodyChunk, detectSelfChunk).
+// outgrown triangles query the grids (detectBodyChunk, selfOutgrown).
 // The repulsion alone moves a vertex by 0.1·h over the step, but the
 // inelastic part of the proximity response stacked over a vertex's pairs
 // can move it further (measured on a 20000-triangle sheet resting on a
@@ -182,7 +234,7 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 			alo, ahi := s.self.lo[cd.f], s.self.hi[cd.f]
 			var blo, bhi geom.Vec3
 			if cd.body < 0 {
-				if fout[cd.t] || !fdirty[cd.f] && !fdirty[cd.t] {
+				if fout[cd.t] || !fdirty[cd.f] && !fdirty[cd.t] || s.culledPair(cd.f, cd.t) {
 					continue
 				}
 				blo, bhi = s.self.lo[cd.t], s.self.hi[cd.t]
@@ -270,8 +322,9 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 	}
 	e := geom.Vec3{X: extra, Y: extra, Z: extra}
 	out := &s.chunk[k]
+	prox := s.mode == modeProximity
 	for f := lo; f < hi; f++ {
-		if s.c.Tris[f][0] < 0 || !s.fquery[f] || !s.fdirty[f] {
+		if s.c.Tris[f][0] < 0 || !s.fquery[f] || !s.fdirty[f] || prox && !s.pnear[s.ps.of[f]] {
 			continue
 		}
 		qlo, qhi := s.self.lo[f].Sub(e), s.self.hi[f].Add(e)
@@ -290,40 +343,6 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 							d := s.narrowBody(out, b, int32(f), t)
 							if s.collect {
 								s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), d})
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-// detectSelfChunk queries the cloth triangles f ∈ [lo, hi) against the
-// cloth's own grid, each unordered pair once (f < g).
-func (s *Solver) detectSelfChunk(k, lo, hi int) {
-	g := &s.self
-	out := &s.chunk[k]
-	for f := lo; f < hi; f++ {
-		if s.c.Tris[f][0] < 0 || !s.fquery[f] {
-			continue
-		}
-		qlo, qhi := g.lo[f], g.hi[f]
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					prev := int32(-1)
-					for _, t := range g.bucket(ix, iy, iz) {
-						if t == prev {
-							continue
-						}
-						prev = t
-						if (t > int32(f) || !s.fquery[t]) && (s.fdirty[f] || s.fdirty[t]) && g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
-							d := s.narrowSelf(out, int32(f), t)
-							if s.collect {
-								s.cand[k] = append(s.cand[k], cand{int32(f), t, -1, d})
 							}
 						}
 					}

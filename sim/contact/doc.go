@@ -24,14 +24,19 @@
 // cloth's; cells over swept boxes; static bodies built once; each vertex
 // and edge owned by exactly one triangle so that each primitive pair is
 // tested once; queries in parallel over a read-only table: grid.go,
-// detect.go). The proximity query's triangle pairs serve every CCD pass of
-// the call (only triangles that outgrow their boxes query again), each
-// with a lower bound of its primitive distances at x^n, so that a pair
-// whose relative motion over the step cannot close that distance is
-// skipped before any cubic (farOverStep); the cloth–cloth pairs are kept
-// from call to call while the mesh is unchanged and the cloth moves little
-// relative to its mean motion (selfcache.go). IntersectingPairs counts
-// intersecting non-adjacent cloth triangles for the UI.
+// detect.go). Cloth–cloth pairs are found per patch of about two dozen
+// faces: a patch whose normals stay within a cone and whose projected
+// boundary stays simple over the step is certified free of
+// self-intersection and contributes no pair (Volino & Magnenat-Thalmann
+// 1994; Provot 1997 §3), and the pairs of patches whose boxes overlap, in
+// a hash of the patch boxes, are tested triangle by triangle
+// (patches.go). The proximity query's triangle pairs serve every CCD pass
+// of the call (only triangles that outgrow their boxes query again, and a
+// patch that loses its certificate adds its pairs), each with a lower
+// bound of its primitive distances at x^n, so that a pair whose relative
+// motion over the step cannot close that distance is skipped before any
+// cubic (farOverStep). IntersectingPairs counts intersecting non-adjacent
+// cloth triangles for the UI.
 //
 // Decisions (where the papers leave a choice; each is argued at its code):
 //

@@ -95,8 +95,9 @@ type bodyState struct {
 	normal []geom.Vec3  // outward unit face normals at t^n
 	// per vertex: the box From ∪ To (narrowBody's culls)
 	vlo, vhi []geom.Vec3
-	meanEdge float64 // m
-	cell     float64 // the cell side its grid was built with, m
+	lo, hi   geom.Vec3 // the body's box over the step (From ∪ To)
+	meanEdge float64   // m
+	cell     float64   // the cell side its grid was built with, m
 }
 
 // Solver runs the collision pipeline and keeps its work arrays, the static
@@ -106,12 +107,23 @@ type Solver struct {
 	valid  Params // the last parameters that validated
 	bodies []bodyState
 
-	// cloth topology, rebuilt every call (the mesh adapts)
-	vfStart []int32 // faces of vertex i: vfList[vfStart[i]:vfStart[i+1]]
-	vfList  []int32
-	owner   []uint8
-	self    grid
-	cellLen float64 // mean cloth edge length
+	// cloth topology, rebuilt when the faces change (the mesh adapts)
+	topoTris [][3]int32 // the faces it was built for
+	topoNV   int
+	vfStart  []int32 // faces of vertex i: vfList[vfStart[i]:vfStart[i+1]]
+	vfList   []int32
+	owner    []uint8
+	adj      [][3]int32 // per face: the face across edge k, −1 none, −2 non-manifold (faceAdjacency)
+	ps       patchSet   // patches and their certificates (patches.go)
+	self     grid       // the cloth's face boxes (lo, hi), read by every stage
+	cellLen  float64    // mean cloth edge length
+	// patch scratch
+	patchCell         float64 // cell side of the patch grid this call
+	pnear             []bool  // per patch: near the current body (patchNearChunk)
+	allCert           bool    // certifyPatches: every patch, or those marked redo
+	nextV             []int32
+	vmark             []bool
+	touched, touched2 []int32
 
 	// call state read by the parallel passes
 	c       *Cloth
@@ -138,14 +150,13 @@ type Solver struct {
 	// the faces that query the grids this pass (fdirty, or fout when the
 	// candidate pairs serve the others)
 	fout, fquery []bool
-	tc           selfCache // cloth–cloth candidate pairs kept between calls
-	detectT      func(k, lo, hi int)
-	detectTC     func(k, lo, hi int)
 	detectC      func(k, lo, hi int)
-	pairs        []pair
 	detectB      func(k, lo, hi int)
-	detectS      func(k, lo, hi int)
 	detectP      func(k, lo, hi int)
+	// patches.go's passes, bound once (a method value allocates)
+	faceNormalsFn, certifyFn              func(k, lo, hi int)
+	patchPairsFn, patchTestFn, outgrownFn func(k, lo, hi int)
+	patchNearFn                           func(k, lo, hi int)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
 	contacts []Contact
@@ -162,12 +173,15 @@ const (
 // NewSolver returns a solver with no bodies cached.
 func NewSolver() *Solver {
 	s := &Solver{}
-	s.detectB = s.detectBodyChunk
-	s.detectS = s.detectSelfChunk
+	s.detectB = s.detectBodyChunk // bound once: a method value allocates
 	s.detectP = s.detectPlaneChunk
 	s.detectC = s.detectCandChunk
-	s.detectT = s.detectCache // bound once: a method value allocates
-	s.detectTC = s.detectCached
+	s.faceNormalsFn = s.faceNormalsChunk
+	s.certifyFn = s.certifyChunk
+	s.patchPairsFn = s.patchPairsChunk
+	s.patchTestFn = s.patchTestChunk
+	s.outgrownFn = s.outgrownChunk
+	s.patchNearFn = s.patchNearChunk
 	return s
 }
 
@@ -397,6 +411,12 @@ func checkInput(c *Cloth, bodies []Body, dt float64) error {
 func (s *Solver) clothTopology() {
 	c := s.c
 	nv, nf := len(c.X), len(c.Tris)
+	if s.topoNV == nv && slices.Equal(s.topoTris, c.Tris) && len(s.ps.of) == nf {
+		s.cellLen = s.meanEdge()
+		return
+	}
+	s.topoTris = append(s.topoTris[:0], c.Tris...)
+	s.topoNV = nv
 	s.vfStart = grow(s.vfStart, nv+1)
 	clear(s.vfStart)
 	for _, t := range c.Tris {
@@ -427,7 +447,6 @@ func (s *Solver) clothTopology() {
 	}
 	s.vfStart[0] = 0
 	s.owner = grow(s.owner, nf)
-	sum, cnt := 0.0, 0
 	for f, t := range c.Tris {
 		s.owner[f] = 0
 		if t[0] < 0 {
@@ -453,16 +472,36 @@ func (s *Solver) clothTopology() {
 			}
 			if own {
 				o |= 1 << (3 + k)
-				sum += c.X[a].Sub(c.X[b]).Norm()
-				cnt++
 			}
 		}
 		s.owner[f] = o
 	}
-	s.cellLen = 0.01
-	if cnt > 0 && sum > 0 {
-		s.cellLen = sum / float64(cnt)
+	s.faceAdjacency()
+	s.buildPatches()
+	s.cellLen = s.meanEdge()
+}
+
+// meanEdge returns the mean length of the cloth's edges at x^n, counting
+// each edge once (its owner's), or 1 cm for a cloth without edges.
+func (s *Solver) meanEdge() float64 {
+	c := s.c
+	sum, cnt := 0.0, 0
+	for f, t := range c.Tris {
+		o := s.owner[f]
+		if t[0] < 0 || o&0b111000 == 0 {
+			continue
+		}
+		for k := 0; k < 3; k++ {
+			if o&(1<<(3+k)) != 0 {
+				sum += c.X[t[k]].Sub(c.X[t[(k+1)%3]]).Norm()
+				cnt++
+			}
+		}
 	}
+	if cnt > 0 && sum > 0 {
+		return sum / float64(cnt)
+	}
+	return 0.01
 }
 
 // prepareBodies caches each mesh body's ownership and normals, builds its
@@ -532,6 +571,13 @@ func (s *Solver) prepareBodies() {
 		st.meanEdge = 0.01
 		if nf > 0 && sum > 0 {
 			st.meanEdge = sum / float64(3*nf)
+		}
+		st.lo, st.hi = geom.Vec3{X: 1}, geom.Vec3{}
+		if nf > 0 {
+			st.lo, st.hi = st.g.lo[0], st.g.hi[0]
+			for f := 1; f < nf; f++ {
+				st.lo, st.hi = vmin(st.lo, st.g.lo[f]), vmax(st.hi, st.g.hi[f])
+			}
 		}
 		st.cell = st.cellFor(s.cellLen)
 		st.g.build(st.cell)

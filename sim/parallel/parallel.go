@@ -33,6 +33,7 @@ const spinWait = 50 * time.Microsecond
 var pool struct {
 	mu      sync.Mutex
 	workers []*worker
+	next    atomic.Int32 // ForChunksBalanced: the next piece to take
 }
 
 // worker runs job whenever seq moves past the last value it has seen and
@@ -48,11 +49,13 @@ type worker struct {
 	finished chan struct{} // capacity 1: a token for the parked poster
 }
 
-// poolJob asks worker w of workers to run its pieces of fn over [0, n).
+// poolJob asks worker w of workers to run its pieces of fn over [0, n),
+// or, balanced, to take pieces from pool.next until none is left.
 type poolJob struct {
 	fn         func(k, lo, hi int)
 	n          int
 	w, workers int
+	balanced   bool
 }
 
 func (w *worker) loop() {
@@ -60,7 +63,11 @@ func (w *worker) loop() {
 	for {
 		last = w.await(last)
 		j := w.job
-		runPieces(j.fn, j.n, j.w, j.workers)
+		if j.balanced {
+			takePieces(j.fn, j.n)
+		} else {
+			runPieces(j.fn, j.n, j.w, j.workers)
+		}
 		w.done.Store(last)
 		if w.waiting.Load() {
 			signal(w.finished)
@@ -116,7 +123,18 @@ func (w *worker) await(last uint64) uint64 {
 // [k·n/chunks, (k+1)·n/chunks). fn must not call ForChunks itself. Callers
 // in hot loops pass a func value made once, outside the loop, so that no
 // call allocates.
-func ForChunks(n int, fn func(k, lo, hi int)) {
+func ForChunks(n int, fn func(k, lo, hi int)) { forChunks(n, fn, false) }
+
+// ForChunksBalanced is ForChunks for loops whose pieces cost very
+// different amounts (the collision queries, whose work sits where the
+// cloth touches something): each goroutine takes the next piece not yet
+// taken, instead of a fixed contiguous run, so one busy region does not
+// leave the other cores waiting. The pieces and what fn(k, …) computes
+// for each are the same as ForChunks', so results that are kept per piece
+// do not depend on the number of cores or on which goroutine ran a piece.
+func ForChunksBalanced(n int, fn func(k, lo, hi int)) { forChunks(n, fn, true) }
+
+func forChunks(n int, fn func(k, lo, hi int), balanced bool) {
 	workers := min(runtime.GOMAXPROCS(0), Chunks)
 	if workers <= 1 || n < 2*Chunks {
 		runPieces(fn, n, 0, 1)
@@ -129,15 +147,20 @@ func ForChunks(n int, fn func(k, lo, hi int)) {
 		pool.workers = append(pool.workers, w)
 		go w.loop()
 	}
+	pool.next.Store(0)
 	ws := pool.workers[:workers-1]
 	for i, w := range ws {
-		w.job = poolJob{fn, n, i + 1, workers}
+		w.job = poolJob{fn, n, i + 1, workers, balanced}
 		w.seq.Add(1)
 		if w.sleeping.Load() {
 			signal(w.wake)
 		}
 	}
-	runPieces(fn, n, 0, workers)
+	if balanced {
+		takePieces(fn, n)
+	} else {
+		runPieces(fn, n, 0, workers)
+	}
 	for _, w := range ws {
 		want := w.seq.Load()
 		finished := func() bool { return w.done.Load() == want }
@@ -161,6 +184,18 @@ func ForChunks(n int, fn func(k, lo, hi int)) {
 // [0, n).
 func runPieces(fn func(k, lo, hi int), n, w, workers int) {
 	for k := w * Chunks / workers; k < (w+1)*Chunks/workers; k++ {
+		fn(k, k*n/Chunks, (k+1)*n/Chunks)
+	}
+}
+
+// takePieces runs pieces of fn over [0, n) taken from pool.next until all
+// are taken.
+func takePieces(fn func(k, lo, hi int), n int) {
+	for {
+		k := int(pool.next.Add(1)) - 1
+		if k >= Chunks {
+			return
+		}
 		fn(k, k*n/Chunks, (k+1)*n/Chunks)
 	}
 }

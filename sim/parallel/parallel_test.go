@@ -7,11 +7,22 @@ import (
 )
 
 // TestForChunks checks that every index is visited exactly once, with the
-// pieces ForChunks promises, when the workers are polling (calls back to
-// back) and when they have parked (a pause longer than spinFor between
-// calls), on 1 to 4 goroutines.
+// pieces ForChunks and ForChunksBalanced promise, when the workers are
+// polling (calls back to back) and when they have parked (a pause longer
+// than spinFor between calls), on 1 to 4 goroutines.
 func TestForChunks(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, balanced := range []bool{false, true} {
+		testForChunks(t, balanced)
+	}
+}
+
+// testForChunks is TestForChunks for ForChunks or ForChunksBalanced.
+func testForChunks(t *testing.T, balanced bool) {
+	loop := ForChunks
+	if balanced {
+		loop = ForChunksBalanced
+	}
 	for _, procs := range []int{1, 2, 4} {
 		runtime.GOMAXPROCS(procs)
 		for _, n := range []int{0, 1, 31, 32, 33, 1000, 12345} {
@@ -28,10 +39,10 @@ func TestForChunks(t *testing.T) {
 					time.Sleep(2 * spinFor)
 				}
 				clear(seen)
-				ForChunks(n, fn)
+				loop(n, fn)
 				for i, c := range seen {
 					if c != 1 {
-						t.Fatalf("GOMAXPROCS=%d n=%d: index %d visited %d times", procs, n, i, c)
+						t.Fatalf("balanced=%v GOMAXPROCS=%d n=%d: index %d visited %d times", balanced, procs, n, i, c)
 					}
 				}
 				for k, p := range pieces {

@@ -1,0 +1,759 @@
+package contact
+
+import (
+	"math"
+
+	"drape/sim/geom"
+	"drape/sim/parallel"
+)
+
+// This file culls cloth–cloth pairs by normal cones over patches of the
+// cloth (Volino & Magnenat-Thalmann 1994, "Efficient self-collision
+// detection on smoothly discretized surface animations using geometrical
+// shape regularity"; Provot 1997 §3 uses the same regularity criterion):
+// a surface that is a topological disk, whose normals all lie within 90°
+// of one direction n and whose boundary, projected along n, is a simple
+// closed curve, is the graph of a function over the plane ⊥ n and cannot
+// intersect itself.
+//
+// Why it holds. Project the disk D onto the plane ⊥ n. Every face maps
+// affinely with a positive determinant (its normal has n·N > 0), so for a
+// point y of the plane off the image of ∂D the degree of the projection
+// at y is the number of faces covering y; the degree equals the winding
+// number of the projected boundary around y, which is 0 or 1 for a simple
+// curve. So no point of the plane is covered twice, and two faces of D
+// that intersected in space would cover the projection of their
+// intersection twice.
+//
+// Over a step (x^n → x^n + Δt·v, linear) the certificate must hold at
+// every τ ∈ [0, 1]. A face's normal N(τ) = N₀ + τN₁ + τ²N₂ is quadratic,
+// so min over τ of n·N(τ) is exact. The boundary stays simple while it
+// stays star-shaped about its centroid (starShaped: a quadratic per
+// segment, O(b) for a boundary of b segments); a boundary that is not
+// star-shaped is tested in O(b²): no two non-adjacent segments, s apart at
+// τ = 0, move relative to each other by s or more, and no two adjacent
+// ones fold onto each other (the interior angle between them plus the
+// most each can turn stays below 2π, which with Gauss–Bonnet needs only
+// the turning angles).
+//
+// A certified patch contributes no cloth–cloth primitive pair from inside
+// itself to any stage: no intersection can arise in it over the step,
+// and its proximity pairs within h are in-plane neighbours, not layers (a
+// graph has one layer). What is left are the pairs of patches whose boxes
+// overlap (neighbours, layers, folds), tested triangle by triangle. The
+// certificates depend on the velocities: every CCD pass certifies again
+// the patches whose vertices changed, and a patch that lost the
+// certificate under which the proximity pass culled its pairs has them
+// added to the candidate pairs of the call (recertify).
+//
+// Decision: patches only, not unions of adjacent ones. Certifying the
+// union of two adjacent certified patches as well would drop the pairs
+// across their common boundary, but a union is rarely star-shaped, and on
+// frames of the sphere scene the O(b²) union tests cost more than the
+// triangle pairs they saved (full-resolution frame: 43 against 34 CPU ms
+// per Resolve; adaptive: 5.3 against 4.3).
+//
+// The patches are grown by breadth-first search over the faces' edge
+// adjacency, patchSize faces each, adding only faces that keep the patch a
+// disk, whenever the faces change (the mesh adapts), so they are
+// topological neighbourhoods whatever the face numbering.
+
+// patchSize is the number of faces a patch grows to. On frames of the
+// sphere scene (a 22140-face full-resolution drape and a 2702-face
+// adaptive one) 16, 24, 40 and 64 cost the same within the machine's
+// noise (32–45 and 4.3–7.2 CPU ms per Resolve): smaller patches leave more
+// pairs across their boundaries, larger ones fail their certificates more
+// often.
+const patchSize = 24
+
+// coneMargin is the least n·N(τ)/|N₀| a face must keep over the step
+// (N₀ its normal at τ = 0, twice its area): cos 84°. Positive is all the
+// argument needs; the margin keeps nearly edge-on faces, whose projections
+// are slivers decided by round-off, out of the certificates.
+const coneMargin = 0.1
+
+// patchSet is the partition of the cloth's faces into patches and their
+// boundary loops, rebuilt with the topology, and the certificates and
+// boxes of the current call.
+type patchSet struct {
+	of              []int32 // per face slot: its patch; −1 for a free slot
+	start, faces    []int32 // patch p's faces: faces[start[p]:start[p+1]]
+	loopStart, loop []int32 // patch p's boundary loop (vertex slots in face order); empty: not a disk
+
+	// per call
+	n0, n1, n2 []geom.Vec3 // per face: N(τ) = n0 + τ·n1 + τ²·n2 over the step
+	safe       []bool      // certificates for the current velocities
+	had        []bool      // certified when the proximity pass culled its pairs (so they are not candidates)
+	redo       []bool      // per patch: a vertex changed since it was certified
+	pout       []bool      // per patch: it has a face outgrown in this pass (selfOutgrown)
+	g          grid        // over the patch boxes (g.lo, g.hi: the union of their faces' boxes)
+	pp         [parallel.Chunks][]patchPair
+	scratch    [parallel.Chunks]patchScratch
+}
+
+// patchPair is a pair of patches whose boxes overlap and whose triangle
+// pairs are tested (a == b: inside an uncertified patch).
+type patchPair struct{ a, b int32 }
+
+// patchScratch is one piece's work lists: the faces of a patch pair that
+// meet the other's box, and certify's projected loop.
+type patchScratch struct {
+	a, b        []int32
+	proj, pdisp [][2]float64
+	rot         []float64
+}
+
+// faceAdjacency sets s.adj: per face slot, the face across each edge
+// (t[k], t[k+1]), or −1 on the boundary and where the edge is not shared
+// by exactly one other face with the opposite orientation (a non-manifold
+// or inconsistently oriented edge; the faces there then fail the disk test
+// of boundaryLoop and are never certified).
+func (s *Solver) faceAdjacency() {
+	c := s.c
+	s.adj = grow(s.adj, len(c.Tris))
+	for f, t := range c.Tris {
+		s.adj[f] = [3]int32{-1, -1, -1}
+		if t[0] < 0 {
+			continue
+		}
+		for k := 0; k < 3; k++ {
+			a, b := t[k], t[(k+1)%3]
+			other, n := int32(-1), 0
+			for _, g := range s.vfList[s.vfStart[a]:s.vfStart[a+1]] {
+				if g == int32(f) {
+					continue
+				}
+				u := c.Tris[g]
+				for j := 0; j < 3; j++ {
+					if u[j] == b {
+						n++
+						if u[(j+1)%3] == a {
+							other = g
+						}
+					}
+				}
+			}
+			switch {
+			case n == 0:
+				s.adj[f][k] = -1 // boundary
+			case n == 1 && other >= 0:
+				s.adj[f][k] = other
+			default:
+				s.adj[f][k] = -2 // shared by three faces or more, or oriented alike
+			}
+		}
+	}
+}
+
+// buildPatches partitions the live faces into patches (breadth-first over
+// s.adj, patchSize faces each, each a disk) and finds each patch's
+// boundary loop.
+func (s *Solver) buildPatches() {
+	c := s.c
+	ps := &s.ps
+	nf := len(c.Tris)
+	ps.of = grow(ps.of, nf)
+	for f := range ps.of {
+		ps.of[f] = -1
+	}
+	ps.start, ps.faces = ps.start[:0], ps.faces[:0]
+	for f, t := range c.Tris {
+		if t[0] < 0 || ps.of[f] >= 0 {
+			continue
+		}
+		id := int32(len(ps.start))
+		first := len(ps.faces)
+		ps.start = append(ps.start, int32(first))
+		s.vmark = grow(s.vmark, len(c.X))
+		marked := s.touched2[:0]
+		add := func(g int32) {
+			ps.of[g] = id
+			ps.faces = append(ps.faces, g)
+			for _, v := range c.Tris[g] {
+				if !s.vmark[v] {
+					s.vmark[v] = true
+					marked = append(marked, v)
+				}
+			}
+		}
+		add(int32(f))
+		for i := first; i < len(ps.faces) && len(ps.faces)-first < patchSize; i++ {
+			for _, g := range s.adj[ps.faces[i]] {
+				if g >= 0 && ps.of[g] < 0 && len(ps.faces)-first < patchSize && s.keepsDisk(g, id) {
+					add(g)
+				}
+			}
+		}
+		for _, v := range marked {
+			s.vmark[v] = false
+		}
+		s.touched2 = marked
+	}
+	np := len(ps.start)
+	ps.start = append(ps.start, int32(len(ps.faces)))
+	s.nextV = grow(s.nextV, len(c.X))
+	for i := range s.nextV {
+		s.nextV[i] = -1
+	}
+	ps.loopStart, ps.loop = ps.loopStart[:0], ps.loop[:0]
+	for p := 0; p < np; p++ {
+		ps.loopStart = append(ps.loopStart, int32(len(ps.loop)))
+		ps.loop = s.boundaryLoop(ps.loop, int32(p))
+	}
+	ps.loopStart = append(ps.loopStart, int32(len(ps.loop)))
+
+	ps.safe, ps.had, ps.redo = grow(ps.safe, np), grow(ps.had, np), grow(ps.redo, np)
+	ps.n0, ps.n1, ps.n2 = grow(ps.n0, nf), grow(ps.n1, nf), grow(ps.n2, nf)
+}
+
+// keepsDisk reports whether adding face g to patch id (a disk, its
+// vertices marked in s.vmark) leaves it a disk: g shares two or three
+// edges with it, or one edge and its third vertex is new (one edge and an
+// old third vertex would pinch the patch or enclose a hole).
+func (s *Solver) keepsDisk(g, id int32) bool {
+	ps := &s.ps
+	t := s.c.Tris[g]
+	shared, opp := 0, int32(-1)
+	for k := 0; k < 3; k++ {
+		if n := s.adj[g][k]; n >= 0 && ps.of[n] == id {
+			shared++
+			opp = t[(k+2)%3]
+		}
+	}
+	return shared >= 2 || shared == 1 && !s.vmark[opp]
+}
+
+// patchFaces returns patch p's faces.
+func (ps *patchSet) patchFaces(p int32) []int32 { return ps.faces[ps.start[p]:ps.start[p+1]] }
+
+// boundaryLoop appends to dst the boundary loop of patch p, the vertex
+// slots in the faces' orientation, when it is a topological disk: no
+// non-manifold edge, V − E + F = 1 and one boundary loop through every
+// boundary edge, each boundary vertex once. Otherwise it returns dst
+// unchanged. It uses s.nextV (all −1) and s.vmark (all false) as scratch
+// and leaves them so.
+func (s *Solver) boundaryLoop(dst []int32, p int32) []int32 {
+	c, ps := s.c, &s.ps
+	touched, seen := s.touched[:0], s.touched2[:0]
+	nb, ok := 0, true
+	start := int32(-1)
+	fs := ps.patchFaces(p)
+	for _, f := range fs {
+		t := c.Tris[f]
+		for k := 0; k < 3; k++ {
+			if v := t[k]; !s.vmark[v] {
+				s.vmark[v] = true
+				seen = append(seen, v)
+			}
+			g := s.adj[f][k]
+			if g == -2 {
+				ok = false
+			}
+			if g >= 0 && ps.of[g] == p {
+				continue
+			}
+			u, v := t[k], t[(k+1)%3]
+			if s.nextV[u] >= 0 {
+				ok = false // two boundary edges leave u: a pinch
+				continue
+			}
+			s.nextV[u] = v
+			touched = append(touched, u)
+			start = u
+			nb++
+		}
+	}
+	nf := len(fs)
+	if ok && nb > 0 && (3*nf+nb)%2 == 0 && len(seen)-(3*nf+nb)/2+nf == 1 {
+		n := len(dst)
+		dst = append(dst, start)
+		for v := s.nextV[start]; v != start; v = s.nextV[v] {
+			if v < 0 || len(dst)-n >= nb {
+				ok = false
+				break
+			}
+			dst = append(dst, v)
+		}
+		if !ok || len(dst)-n != nb {
+			dst = dst[:n]
+		}
+	}
+	for _, u := range touched {
+		s.nextV[u] = -1
+	}
+	for _, v := range seen {
+		s.vmark[v] = false
+	}
+	s.touched, s.touched2 = touched, seen
+	return dst
+}
+
+// faceNormalsChunk sets ps.n0, n1, n2 for faces [lo, hi) (all of them
+// when s.allCert, else only those of patches marked redo): the
+// coefficients of the face normal N(τ) = (e₁ + τ·de₁) × (e₂ + τ·de₂) over
+// the step.
+func (s *Solver) faceNormalsChunk(_, lo, hi int) {
+	c, ps := s.c, &s.ps
+	dt := s.dt
+	for f := lo; f < hi; f++ {
+		t := c.Tris[f]
+		if t[0] < 0 || !s.allCert && !ps.redo[ps.of[f]] {
+			continue
+		}
+		a := c.X[t[0]]
+		e1, e2 := c.X[t[1]].Sub(a), c.X[t[2]].Sub(a)
+		va := c.V[t[0]]
+		d1, d2 := c.V[t[1]].Sub(va).Scale(dt), c.V[t[2]].Sub(va).Scale(dt)
+		ps.n0[f] = e1.Cross(e2)
+		ps.n1[f] = e1.Cross(d2).Add(d1.Cross(e2))
+		ps.n2[f] = d1.Cross(d2)
+	}
+}
+
+// certify reports whether patch p is certified free of self-intersection
+// over the step (see the top of this file), from ps.n0..n2 and the
+// velocities; k is the piece whose scratch it may use.
+func (s *Solver) certify(k int, p int32) bool {
+	ps, c := &s.ps, s.c
+	loop := ps.loop[ps.loopStart[p]:ps.loopStart[p+1]]
+	nb := len(loop)
+	if nb < 3 {
+		return false
+	}
+	fs := ps.patchFaces(p)
+	// The cone axis: the area-weighted mean normal at τ = 0 and τ = 1.
+	var n geom.Vec3
+	for _, f := range fs {
+		n = n.Add(ps.n0[f].Scale(2)).Add(ps.n1[f]).Add(ps.n2[f])
+	}
+	ln := n.Norm()
+	if !(ln > 0) {
+		return false
+	}
+	n = n.Scale(1 / ln)
+	const k2 = coneMargin * coneMargin
+	for _, f := range fs {
+		n0 := ps.n0[f]
+		A, B, C := n.Dot(n0), n.Dot(ps.n1[f]), n.Dot(ps.n2[f])
+		m := min(A, A+B+C)
+		if C > 0 {
+			if ts := -B / (2 * C); ts > 0 && ts < 1 {
+				m = min(m, A-B*B/(4*C))
+			}
+		}
+		if !(m > 0 && m*m > k2*n0.Dot(n0)) {
+			return false
+		}
+	}
+	// The projected boundary: positions and displacements in a basis of
+	// the plane ⊥ n, counter-clockwise seen from +n.
+	u := geom.Vec3{X: 1}
+	if math.Abs(n.X) > 0.6 {
+		u = geom.Vec3{Y: 1}
+	}
+	u = u.Sub(n.Scale(n.Dot(u))).Unit()
+	w := n.Cross(u)
+	sc := &ps.scratch[k]
+	sc.proj, sc.pdisp, sc.rot = grow(sc.proj, nb), grow(sc.pdisp, nb), grow(sc.rot, nb)
+	P, D := sc.proj, sc.pdisp
+	var dm [2]float64
+	for i, v := range loop {
+		x, d := c.X[v], c.V[v].Scale(s.dt)
+		P[i] = [2]float64{x.Dot(u), x.Dot(w)}
+		D[i] = [2]float64{d.Dot(u), d.Dot(w)}
+		dm[0] += D[i][0]
+		dm[1] += D[i][1]
+	}
+	dm[0] /= float64(nb)
+	dm[1] /= float64(nb)
+	var dev2 float64
+	for i := range D {
+		dx, dy := D[i][0]-dm[0], D[i][1]-dm[1]
+		dev2 = max(dev2, dx*dx+dy*dy)
+	}
+	if starShaped(P, D, dm) {
+		return true
+	}
+	mrel := 2 * math.Sqrt(dev2) // the most two boundary points move relative to each other
+	// Segment i (loop[i] → loop[i+1]) turns over the step by at most
+	// asin(r/l) ≤ (π/2)·r/l (r its ends' relative displacement, l its
+	// length; asin is convex on [0, 1]).
+	for i := 0; i < nb; i++ {
+		j := i + 1
+		if j == nb {
+			j = 0
+		}
+		lx, ly := P[j][0]-P[i][0], P[j][1]-P[i][1]
+		rx, ry := D[j][0]-D[i][0], D[j][1]-D[i][1]
+		l2, r2 := lx*lx+ly*ly, rx*rx+ry*ry
+		if !(r2 < l2) {
+			return false
+		}
+		sc.rot[i] = 0.5 * math.Pi * math.Sqrt(r2/l2)
+	}
+	// Adjacent segments. The turning angle φ_i ∈ (−π, π] at each loop
+	// vertex is π − θ_i mod 2π, θ_i the interior angle (the sum of the
+	// projected face angles there). By Gauss–Bonnet the turning of the
+	// boundary of a flat immersed disk is 2π, and every interior angle of
+	// 2π or more (a fan wrapped past itself), like every branch point
+	// inside, adds 2π to Σ φ_i: Σ φ_i = 2π rules both out, and then
+	// θ_i < 2π − (turn of its two segments) keeps them from folding onto
+	// each other over the step: φ_i > rot_in + rot_out − π.
+	turn := 0.0
+	for i := 0; i < nb; i++ {
+		h := i - 1
+		if h < 0 {
+			h = nb - 1
+		}
+		j := i + 1
+		if j == nb {
+			j = 0
+		}
+		ax, ay := P[i][0]-P[h][0], P[i][1]-P[h][1]
+		bx, by := P[j][0]-P[i][0], P[j][1]-P[i][1]
+		phi := math.Atan2(ax*by-ay*bx, ax*bx+ay*by)
+		if !(phi > sc.rot[h]+sc.rot[i]-math.Pi) {
+			return false
+		}
+		turn += phi
+	}
+	if math.Abs(turn-2*math.Pi) > 1 {
+		return false
+	}
+	// Non-adjacent segments: farther apart than mrel at τ = 0.
+	for i := 0; i < nb; i++ {
+		p0, p1 := P[i], P[(i+1)%nb]
+		alo0, alo1 := min(p0[0], p1[0])-mrel, min(p0[1], p1[1])-mrel
+		ahi0, ahi1 := max(p0[0], p1[0])+mrel, max(p0[1], p1[1])+mrel
+		last := nb
+		if i == 0 {
+			last = nb - 1 // the closing segment is adjacent to the first
+		}
+		for j := i + 2; j < last; j++ {
+			q0, q1 := P[j], P[j+1-nb*((j+1)/nb)]
+			if max(q0[0], q1[0]) < alo0 || min(q0[0], q1[0]) > ahi0 || max(q0[1], q1[1]) < alo1 || min(q0[1], q1[1]) > ahi1 {
+				continue
+			}
+			if !(segmentDistance2(p0, p1, q0, q1) > mrel) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// starShaped reports whether the closed polygon P (moving by D over the
+// step) stays strictly star-shaped about its centroid (which moves by dm,
+// the mean of D) for all τ ∈ [0, 1], and so simple: every edge keeps a
+// positive orientation about the centroid, cross(p_i − c, p_{i+1} − c) > 0
+// (a quadratic in τ, its least value on [0, 1] exact), and at τ = 0 the
+// polygon winds once about it (exactly one edge crosses the ray from c
+// along +x: with every edge turning counter-clockwise about c, each
+// crossing adds one, and the winding cannot change while the orientations
+// stay positive). This is the O(b) test certify tries before the O(b²)
+// one; compact patches pass it.
+func starShaped(P, D [][2]float64, dm [2]float64) bool {
+	nb := len(P)
+	var c [2]float64
+	for _, p := range P {
+		c[0] += p[0]
+		c[1] += p[1]
+	}
+	c[0] /= float64(nb)
+	c[1] /= float64(nb)
+	cross := 0
+	for i := 0; i < nb; i++ {
+		j := i + 1
+		if j == nb {
+			j = 0
+		}
+		ax, ay := P[i][0]-c[0], P[i][1]-c[1]
+		bx, by := P[j][0]-c[0], P[j][1]-c[1]
+		dax, day := D[i][0]-dm[0], D[i][1]-dm[1]
+		dbx, dby := D[j][0]-dm[0], D[j][1]-dm[1]
+		q0 := ax*by - ay*bx
+		q1 := ax*dby - ay*dbx + dax*by - day*bx
+		q2 := dax*dby - day*dbx
+		m := min(q0, q0+q1+q2)
+		if q2 > 0 {
+			if ts := -q1 / (2 * q2); ts > 0 && ts < 1 {
+				m = min(m, q0-q1*q1/(4*q2))
+			}
+		}
+		if !(m > 1e-12*(ax*ax+ay*ay+bx*bx+by*by)) {
+			return false
+		}
+		if ay < 0 && by >= 0 {
+			cross++
+		}
+	}
+	return cross == 1
+}
+
+// segmentDistance2 returns the distance between 2D segments (p0, p1) and
+// (q0, q1).
+func segmentDistance2(p0, p1, q0, q1 [2]float64) float64 {
+	v := func(p [2]float64) geom.Vec3 { return geom.Vec3{X: p[0], Y: p[1]} }
+	d, _, _ := segmentDistance(v(p0), v(p1), v(q0), v(q1))
+	return d
+}
+
+// certifyPatches certifies every patch (all) or those marked redo, in
+// parallel.
+func (s *Solver) certifyPatches(all bool) {
+	s.allCert = all
+	parallel.ForChunks(len(s.c.Tris), s.faceNormalsFn)
+	parallel.ForChunksBalanced(len(s.ps.start)-1, s.certifyFn)
+}
+
+func (s *Solver) certifyChunk(k, lo, hi int) {
+	ps := &s.ps
+	for p := lo; p < hi; p++ {
+		if s.allCert || ps.redo[p] {
+			ps.safe[p] = s.certify(k, int32(p))
+		}
+	}
+}
+
+// culledPair reports whether cloth faces f and g lie in one certified
+// patch.
+func (s *Solver) culledPair(f, g int32) bool {
+	a := s.ps.of[f]
+	return a == s.ps.of[g] && s.ps.safe[a]
+}
+
+// patchBoxes sets each patch's box (ps.g.lo, hi) to the union of its
+// faces' boxes s.self.lo, hi and returns the mean of the boxes' largest
+// extents (the patch grid's cell side).
+func (s *Solver) patchBoxes() float64 {
+	ps := &s.ps
+	np := len(ps.start) - 1
+	ps.g.lo, ps.g.hi = grow(ps.g.lo, np), grow(ps.g.hi, np)
+	sum := 0.0
+	for p := 0; p < np; p++ {
+		fs := ps.patchFaces(int32(p))
+		lo, hi := s.self.lo[fs[0]], s.self.hi[fs[0]]
+		for _, f := range fs[1:] {
+			lo, hi = vmin(lo, s.self.lo[f]), vmax(hi, s.self.hi[f])
+		}
+		ps.g.lo[p], ps.g.hi[p] = lo, hi
+		d := hi.Sub(lo)
+		sum += max(d.X, d.Y, d.Z)
+	}
+	if np == 0 || !(sum > 0) {
+		return 1
+	}
+	return sum / float64(np)
+}
+
+// selfPatches is the cloth–cloth query of the proximity pass: certify every
+// patch for the velocities v^{n+½}, list the pairs of patches whose boxes
+// overlap (patchPairsChunk), and test their triangle pairs
+// (patchTestChunk), which become the call's candidate pairs.
+func (s *Solver) selfPatches() {
+	ps := &s.ps
+	np := len(ps.start) - 1
+	s.certifyPatches(true)
+	copy(ps.had, ps.safe)
+	ps.g.build(s.patchCell)
+	parallel.ForChunksBalanced(np, s.patchPairsFn)
+	parallel.ForChunksBalanced(parallel.Chunks, s.patchTestFn)
+}
+
+// patchPairsChunk lists, for the patches p ∈ [lo, hi), the patch pairs
+// (p, p) when p is not certified and (p, q), q > p, whose boxes overlap.
+func (s *Solver) patchPairsChunk(k, lo, hi int) {
+	ps := &s.ps
+	g := &ps.g
+	out := ps.pp[k][:0]
+	for p := lo; p < hi; p++ {
+		if !ps.safe[p] {
+			out = append(out, patchPair{int32(p), int32(p)})
+		}
+		qlo, qhi := g.lo[p], g.hi[p]
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
+					for _, q := range g.bucket(ix, iy, iz) {
+						if q == prev || q <= int32(p) {
+							continue
+						}
+						prev = q
+						if g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
+							out = append(out, patchPair{int32(p), q})
+						}
+					}
+				}
+			}
+		}
+	}
+	ps.pp[k] = out
+}
+
+// patchTestChunk runs narrowSelf on the triangle pairs of the patch pairs
+// of pieces [lo, hi) whose boxes (s.self) overlap: inside a patch every
+// pair once; across two patches the faces of each that meet the other's
+// box, paired. Each pair is kept as a candidate of the call (s.cand).
+func (s *Solver) patchTestChunk(_, lo, hi int) {
+	ps := &s.ps
+	for l := lo; l < hi; l++ {
+		out := &s.chunk[l]
+		sc := &ps.scratch[l]
+		for _, pr := range ps.pp[l] {
+			if pr.a == pr.b {
+				fs := ps.patchFaces(pr.a)
+				for i, f := range fs {
+					for _, g := range fs[i+1:] {
+						s.testSelfPair(l, out, f, g)
+					}
+				}
+				continue
+			}
+			sc.a = s.facesMeeting(sc.a[:0], pr.a, pr.b)
+			sc.b = s.facesMeeting(sc.b[:0], pr.b, pr.a)
+			for _, f := range sc.a {
+				for _, g := range sc.b {
+					s.testSelfPair(l, out, f, g)
+				}
+			}
+		}
+	}
+}
+
+// facesMeeting appends to dst the faces of patch a whose boxes (s.self)
+// overlap patch b's box.
+func (s *Solver) facesMeeting(dst []int32, a, b int32) []int32 {
+	blo, bhi := s.ps.g.lo[b], s.ps.g.hi[b]
+	for _, f := range s.ps.patchFaces(a) {
+		if boxGap(s.self.lo[f], s.self.hi[f], blo, bhi) <= 0 {
+			dst = append(dst, f)
+		}
+	}
+	return dst
+}
+
+// testSelfPair runs narrowSelf on faces f and g when their boxes overlap,
+// writing to out, and keeps the pair as a candidate of piece l.
+func (s *Solver) testSelfPair(l int, out *[]pair, f, g int32) {
+	if boxGap(s.self.lo[f], s.self.hi[f], s.self.lo[g], s.self.hi[g]) > 0 {
+		return
+	}
+	d := s.narrowSelf(out, f, g)
+	s.cand[l] = append(s.cand[l], cand{f, g, -1, d})
+}
+
+// recertify runs before a CCD pass with self-collision: it certifies again
+// the patches with a vertex whose velocity changed in the last pass, and
+// adds to the candidate pairs the triangle pairs of every patch that lost
+// the certificate under which the proximity pass culled them (their boxes
+// of that pass overlapping; distance bound 0, since the pass did not
+// measure it). A pair whose faces kept their velocities needs no test in
+// this pass even then: the old certificate covered exactly its
+// trajectories.
+func (s *Solver) recertify() {
+	c, ps := s.c, &s.ps
+	np := len(ps.start) - 1
+	any := false
+	clear(ps.redo)
+	for f, t := range c.Tris {
+		if t[0] >= 0 && (s.dirty[t[0]] || s.dirty[t[1]] || s.dirty[t[2]]) {
+			ps.redo[ps.of[f]] = true
+			any = true
+		}
+	}
+	if !any {
+		return
+	}
+	s.certifyPatches(false)
+	for p := 0; p < np; p++ {
+		if ps.had[p] && !ps.safe[p] {
+			ps.had[p] = false
+			l := p * parallel.Chunks / np
+			fs := ps.patchFaces(int32(p))
+			for i, f := range fs {
+				for _, g := range fs[i+1:] {
+					s.addLost(l, f, g)
+				}
+			}
+		}
+	}
+}
+
+// addLost keeps faces f and g as a candidate pair of piece l when their
+// proximity boxes (s.candLo, candHi) overlapped.
+func (s *Solver) addLost(l int, f, g int32) {
+	if boxGap(s.candLo[f], s.candHi[f], s.candLo[g], s.candHi[g]) <= 0 {
+		s.cand[l] = append(s.cand[l], cand{f, g, -1, 0})
+	}
+}
+
+// selfOutgrown is the cloth–cloth query of a CCD pass for the faces whose
+// boxes outgrew their proximity boxes (s.fout): each patch with such a
+// face takes the union of its old and current boxes, the patch grid is
+// rebuilt, and each such face is tested against the faces of every patch
+// whose box meets its patch's, once per pair (the other face not outgrown
+// or after it), unless the two lie in a certified patch now.
+func (s *Solver) selfOutgrown() {
+	c, ps := s.c, &s.ps
+	np := len(ps.start) - 1
+	ps.pout = grow(ps.pout, np)
+	clear(ps.pout)
+	for f, t := range c.Tris {
+		if t[0] < 0 || !s.fout[f] {
+			continue
+		}
+		p := ps.of[f]
+		ps.pout[p] = true
+		ps.g.lo[p], ps.g.hi[p] = vmin(ps.g.lo[p], s.self.lo[f]), vmax(ps.g.hi[p], s.self.hi[f])
+	}
+	ps.g.build(s.patchCell)
+	parallel.ForChunksBalanced(np, s.outgrownFn)
+}
+
+// outgrownChunk runs selfOutgrown's query for the patches p ∈ [lo, hi).
+func (s *Solver) outgrownChunk(k, lo, hi int) {
+	ps := &s.ps
+	g := &ps.g
+	out := &s.chunk[k]
+	for p := lo; p < hi; p++ {
+		if !ps.pout[p] {
+			continue
+		}
+		qlo, qhi := g.lo[p], g.hi[p]
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
+					for _, q := range g.bucket(ix, iy, iz) {
+						if q == prev {
+							continue
+						}
+						prev = q
+						if !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
+							continue
+						}
+						for _, f := range ps.patchFaces(int32(p)) {
+							if !s.fout[f] {
+								continue
+							}
+							for _, t := range ps.patchFaces(q) {
+								if t == f || s.fout[t] && t < f || !s.fdirty[f] && !s.fdirty[t] {
+									continue
+								}
+								if boxGap(s.self.lo[f], s.self.hi[f], s.self.lo[t], s.self.hi[t]) > 0 || s.culledPair(f, t) {
+									continue
+								}
+								s.narrowSelf(out, f, t)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package contact
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"drape/sim/geom"
+)
+
+// certifiedPatches builds the solver's topology and patches for c over a
+// step of dt and certifies every patch for c's velocities.
+func certifiedPatches(c *Cloth, dt float64) *Solver {
+	s := NewSolver()
+	s.c, s.dt, s.p = c, dt, DefaultParams()
+	s.clothTopology()
+	s.certifyPatches(true)
+	return s
+}
+
+// crossesOverStep reports whether two faces of `faces` that share no
+// vertex intersect at any of 33 instants of the step (the test's own
+// predicate, triTri, independent of the certificate).
+func crossesOverStep(c *Cloth, faces []int32, dt float64) bool {
+	x := make([]geom.Vec3, len(c.X))
+	for k := 0; k <= 32; k++ {
+		tau := float64(k) / 32
+		for i := range x {
+			x[i] = c.X[i].Add(c.V[i].Scale(tau * dt))
+		}
+		for i, f := range faces {
+			t := c.Tris[f]
+			for _, g := range faces[i+1:] {
+				u := c.Tris[g]
+				if has(u, t[0]) || has(u, t[1]) || has(u, t[2]) {
+					continue
+				}
+				if triTri([3]geom.Vec3{x[t[0]], x[t[1]], x[t[2]]}, [3]geom.Vec3{x[u[0]], x[u[1]], x[u[2]]}) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestCertificateRandom deforms sheets by random smooth fields, from
+// gentle waves to crumples that fold the sheet through itself, with random
+// velocities, and checks every certified patch with the test's own
+// predicate: no two of its faces that share no vertex intersect at any of
+// 33 instants of the step. It also requires that the draw exercises both
+// outcomes: patches certified, and patches that intersect themselves
+// (which must then not be).
+func TestCertificateRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	const dt = 0.005
+	trials := 300
+	if testing.Short() {
+		trials = 60
+	}
+	certified, tangled, checked := 0, 0, 0
+	for trial := 0; trial < trials; trial++ {
+		c := sheet(t, 0.3, 8, 0, 0, 0, geom.Vec3{})
+		amp := 0.3 * math.Pow(rng.Float64(), 4) // up to the sheet's size: folds through itself
+		var waves [4][5]float64
+		for i := range waves {
+			waves[i] = [5]float64{rng.NormFloat64() * 30, rng.NormFloat64() * 30, rng.Float64() * 7, rng.NormFloat64(), rng.NormFloat64()}
+		}
+		field := func(x geom.Vec3) geom.Vec3 {
+			var d geom.Vec3
+			for k, w := range waves {
+				s := math.Sin(w[0]*x.X + w[1]*x.Y + w[2])
+				switch k % 3 {
+				case 0:
+					d.Z += s
+				case 1:
+					d.X += w[3] * s
+					d.Z += w[4] * s
+				default:
+					d.Y += w[3] * s
+					d.Z += w[4] * s
+				}
+			}
+			return d
+		}
+		vamp := 10 * math.Pow(rng.Float64(), 3) // m/s: up to 5 cm over the step
+		var vw [3]float64
+		for i := range vw {
+			vw[i] = rng.NormFloat64() * 20
+		}
+		for i, x := range c.X {
+			c.X[i] = x.Add(field(x).Scale(amp))
+			c.V[i] = geom.Vec3{
+				X: math.Sin(vw[0]*x.X+vw[1]*x.Y) + 0.3*rng.NormFloat64(),
+				Y: math.Cos(vw[1]*x.X+vw[2]*x.Y) + 0.3*rng.NormFloat64(),
+				Z: math.Sin(vw[2]*x.X-vw[0]*x.Y) + 0.3*rng.NormFloat64(),
+			}.Scale(vamp)
+		}
+		s := certifiedPatches(c, dt)
+		ps := &s.ps
+		for p := int32(0); p < int32(len(ps.start)-1); p++ {
+			fs := ps.patchFaces(p)
+			crosses := crossesOverStep(c, fs, dt)
+			checked++
+			if crosses {
+				tangled++
+			}
+			if !ps.safe[p] {
+				continue
+			}
+			certified++
+			if crosses {
+				t.Fatalf("trial %d (amplitude %.3f m, speed %.2f m/s): patch %d is certified but its faces intersect during the step", trial, amp, vamp, p)
+			}
+		}
+	}
+	t.Logf("%d patches: %d certified, %d intersecting themselves during the step", checked, certified, tangled)
+	if certified < checked/4 || tangled == 0 {
+		t.Errorf("the draw does not exercise the certificate: %d of %d certified, %d tangled", certified, checked, tangled)
+	}
+}
+
+// strip returns a strip of 2·n triangles (n quads, one row) with corner
+// positions pos(i, j), i ∈ [0, n], j ∈ {0, 1}, at rest, with mass as sheet's.
+func strip(n int, pos func(i, j int) geom.Vec3) *Cloth {
+	c := &Cloth{}
+	for i := 0; i <= n; i++ {
+		for j := 0; j < 2; j++ {
+			c.X = append(c.X, pos(i, j))
+			c.V = append(c.V, geom.Vec3{})
+			c.InvMass = append(c.InvMass, 100)
+		}
+	}
+	for i := 0; i < n; i++ {
+		a, b, cc, d := int32(2*i), int32(2*i+2), int32(2*i+3), int32(2*i+1)
+		c.Tris = append(c.Tris, [3]int32{a, cc, b}, [3]int32{a, d, cc})
+	}
+	return c
+}
+
+// TestCertificateAdversarial builds patches whose normals all lie in a
+// narrow cone about +z but which are no graphs over the plane, so that
+// only the boundary test can reject them: a strip wound one and a fifth
+// turns round a helix whose height is not monotone (the second turn cuts
+// through the first, which the test's own predicate confirms), a plain
+// spiral ramp (monotone height: no intersection, but overlapping itself in
+// projection, which the certificate cannot tell from the first), and a
+// fan of triangles round one vertex spanning 400° (its faces all share
+// that vertex, so no pair of them counts, but it is no graph). None may be
+// certified; the same fan opened to 300° and rising must be (so the test
+// can fail both ways).
+func TestCertificateAdversarial(t *testing.T) {
+	const dt = 0.005
+	const r, w = 0.1, 0.02
+	helix := func(height func(th float64) float64) *Cloth {
+		const n = 12 // 24 faces: one patch
+		return strip(n, func(i, j int) geom.Vec3 {
+			th := 2.4 * math.Pi * float64(i) / n
+			rr := r + w*float64(j)
+			return geom.Vec3{X: rr * math.Cos(th), Y: rr * math.Sin(th), Z: height(th)}
+		})
+	}
+	fan := func(deg float64, k int) *Cloth {
+		c := &Cloth{X: []geom.Vec3{{}}, V: []geom.Vec3{{}}, InvMass: []float64{100}}
+		for i := 0; i <= k; i++ {
+			th := deg * math.Pi / 180 * float64(i) / float64(k)
+			c.X = append(c.X, geom.Vec3{X: r * math.Cos(th), Y: r * math.Sin(th), Z: 0.002 * float64(i)})
+			c.V = append(c.V, geom.Vec3{Z: 0.1 * float64(i)})
+			c.InvMass = append(c.InvMass, 100)
+		}
+		for i := 1; i <= k; i++ {
+			c.Tris = append(c.Tris, [3]int32{0, int32(i), int32(i + 1)})
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name    string
+		c       *Cloth
+		crosses bool
+		want    bool
+	}{
+		{"helix cutting through itself", helix(func(th float64) float64 { return 0.002 * (th - 1.2*math.Pi) * (th - 1.2*math.Pi) }), true, false},
+		{"spiral ramp", helix(func(th float64) float64 { return 0.002 * th }), false, false},
+		{"fan of 400°", fan(400, 8), false, false},
+		{"fan of 300°", fan(300, 6), false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.c
+			all := make([]int32, len(c.Tris))
+			for i := range all {
+				all[i] = int32(i)
+			}
+			if got := crossesOverStep(c, all, dt); got != tc.crosses {
+				t.Fatalf("the test shape intersects itself: %v, want %v", got, tc.crosses)
+			}
+			s := certifiedPatches(c, dt)
+			ps := &s.ps
+			if len(ps.start)-1 != 1 {
+				t.Fatalf("%d patches, want the whole shape in one", len(ps.start)-1)
+			}
+			// The normals lie in a narrow cone: only the boundary can
+			// reject the patch.
+			for f := range c.Tris {
+				if n := ps.n0[f].Unit(); n.Z < 0.9 {
+					t.Fatalf("face %d normal %v: not in the cone the test means", f, n)
+				}
+			}
+			if ps.safe[0] != tc.want {
+				t.Errorf("certified: %v, want %v", ps.safe[0], tc.want)
+			}
+		})
+	}
+}
+
+// TestFoldOver closes a free-particle sheet (no internal forces) like a
+// book: its right half, wavy, turns about the y axis at 12 rad/s from 150°
+// onto the left half and keeps pressing into it for 60 steps with
+// self-collision. The certificates cull the halves' smooth interiors while
+// the layers meet, and no two cloth triangles that share no vertex may
+// intersect at any step (the test's brute-force predicate).
+func TestFoldOver(t *testing.T) {
+	c := sheet(t, 0.6, 14, 0, 0, 0.2, geom.Vec3{})
+	const omega = 12.0
+	th := 150 * math.Pi / 180
+	for i, x := range c.X {
+		wave := 0.01 * math.Sin(13*x.Y) * math.Cos(9*x.X)
+		if x.X <= 1e-9 {
+			c.X[i].Z += wave
+			continue
+		}
+		// Rotate by th about the y axis through the origin (x = 0, z = 0.2).
+		rx, rz := x.X*math.Cos(th), x.X*math.Sin(th)
+		c.X[i] = geom.Vec3{X: rx, Y: x.Y, Z: 0.2 + rz + wave}
+		// Velocity of the rotation closing the book: ω × r, about −y.
+		c.V[i] = geom.Vec3{X: omega * rz, Z: -omega * rx}.Scale(-1)
+	}
+	s := NewSolver()
+	p := DefaultParams()
+	var sum Stats
+	for step := 0; step < 60; step++ {
+		st, err := stepExplicit(s, c, nil, 0.005, geom.Vec3{}, p)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		sum.SelfProximity += st.SelfProximity
+		sum.CCDHits += st.CCDHits
+		sum.Zones += st.Zones
+		if n := selfCrossings(c.X, c.Tris); n > 0 {
+			t.Fatalf("step %d: %d intersecting pairs (stats %+v)", step, n, st)
+		}
+	}
+	certified := 0
+	for p := range s.ps.safe {
+		if s.ps.safe[p] {
+			certified++
+		}
+	}
+	t.Logf("self proximity %d, CCD hits %d, zones %d; at the end %d of %d patches certified", sum.SelfProximity, sum.CCDHits, sum.Zones, certified, len(s.ps.safe))
+	if sum.CCDHits == 0 || sum.SelfProximity == 0 || certified == 0 {
+		t.Error("the layers never met, or nothing was certified: the test checks nothing")
+	}
+}
+
+// TestRecertify: a patch certified for the velocities of the proximity
+// pass must be certified again when a later pass changes them. A flat
+// strip of 24 faces (one patch) is at rest in the proximity pass, so
+// certified; then its last quad is given a velocity that drives it through
+// the strip's middle (as a large impulse would), marked as changed: the
+// next CCD pass must find the collision instead of culling the pairs
+// under the stale certificate.
+func TestRecertify(t *testing.T) {
+	const w = 0.02
+	c := strip(12, func(i, j int) geom.Vec3 {
+		z := 0.0
+		if i >= 11 {
+			z = 0.01 // the last quad raised a little
+		}
+		return geom.Vec3{X: w * float64(i), Y: w * float64(j), Z: z}
+	})
+	p := DefaultParams()
+	s := kernelSolver(c, nil, p)
+	s.mode = modeProximity
+	s.detect()
+	if !s.ps.safe[0] {
+		t.Fatal("the resting strip is not certified: the test checks nothing")
+	}
+	// The last quad (vertices 22–25) swings back over the strip and down
+	// through it within the step, tilting as it goes.
+	for v := 22; v < 26; v++ {
+		dz := -0.03
+		if v%2 == 1 {
+			dz = -0.01
+		}
+		c.V[v] = geom.Vec3{X: -0.12, Z: dz}.Scale(1 / s.dt)
+		s.dirtyNext[v] = true
+	}
+	all := make([]int32, len(c.Tris))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	if !crossesOverStep(c, all, s.dt) {
+		t.Fatal("the swing does not cross the strip: the test checks nothing")
+	}
+	s.mode = modeCCD
+	s.useDirty = true
+	if n := s.detect(); n == 0 {
+		t.Error("the CCD pass found no collision: the stale certificate culled it")
+	}
+	if s.ps.safe[0] {
+		t.Error("the patch is still certified")
+	}
+}
