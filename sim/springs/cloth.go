@@ -327,6 +327,26 @@ func (c *Cloth) Counts() Counts {
 	return n
 }
 
+// Work is what one animation step costs at the current subdivision, in
+// counts that do not depend on the machine.
+type Work struct {
+	ParticleSubsteps int // Σ 2^s over the active particles (each advances 2^s times, s its schedule)
+	SpringSubsteps   int // Σ 2^s over the springs (each is evaluated 2^s times, s its schedule)
+}
+
+// Work returns the substeps of the particles and springs in one Step (see
+// rebuild for the schedules).
+func (c *Cloth) Work() Work {
+	var w Work
+	for l, ids := range c.act {
+		w.ParticleSubsteps += len(ids) << l
+	}
+	for l := range c.spr {
+		w.SpringSubsteps += len(c.spr[l].a) << l
+	}
+	return w
+}
+
 // Pos returns the position of particle id, m.
 func (c *Cloth) Pos(id int) geom.Vec3 { return c.pos[id] }
 

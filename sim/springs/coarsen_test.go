@@ -315,3 +315,30 @@ func TestFoldRelaxCoarsens(t *testing.T) {
 		checkInvariants(t, c, false)
 	}
 }
+
+// TestWork: Work counts 2^s substeps per active particle and per spring of
+// schedule s: on a uniform grid of layer l all are at s = l; with one
+// particle subdivided the coarse ones next to it run at its substep.
+func TestWork(t *testing.T) {
+	p := DefaultParams()
+	p.MaxLayer = 2
+	c, _ := New(flatSheet(5, 1), p)
+	for _, tc := range []struct {
+		name string
+		do   func()
+		per  int // substeps of every particle and spring, 0: mixed
+	}{
+		{"base grid", func() {}, 1},
+		{"one subdivision", func() { c.Subdivide(12) }, 0},
+		{"uniform layer 2", func() { c.SubdivideUniform(2) }, 4},
+	} {
+		tc.do()
+		n, w := c.Counts(), c.Work()
+		if tc.per > 0 && (w.ParticleSubsteps != tc.per*n.Active || w.SpringSubsteps != tc.per*n.Springs) {
+			t.Errorf("%s: work got=%+v, want=%d×(%d particles, %d springs)", tc.name, w, tc.per, n.Active, n.Springs)
+		}
+		if tc.per == 0 && !(w.ParticleSubsteps > n.Active && w.ParticleSubsteps < 2*n.Active && w.SpringSubsteps > n.Springs && w.SpringSubsteps < 2*n.Springs) {
+			t.Errorf("%s: work got=%+v for %d particles, %d springs; want between 1× and 2×", tc.name, w, n.Active, n.Springs)
+		}
+	}
+}
