@@ -68,16 +68,17 @@ func TestRunSpringsUnstable(t *testing.T) {
 	}
 }
 
-// TestBenchSprings: bench on a springs scene runs the three variants for
-// the same time; the uniform run is the reference (distance 0), is the
-// deepest, and has the most particles.
+// TestBenchSprings: bench on a springs scene runs the three variants of
+// the paper and dynamic subdivision with coarsening for the same time; the
+// uniform run is the reference (distance 0), is the deepest, and has the
+// most particles. With coarsen_fraction 0 the coarsening run is left out.
 func TestBenchSprings(t *testing.T) {
 	res, err := Bench(BenchOptions{Scene: "springs-small", Seconds: 0.2, Sample: 0.05}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := res.Springs
-	if b == nil || len(b.Runs) != 3 || b.Base != "small" {
+	if b == nil || len(b.Runs) != 4 || b.Base != "small" {
 		t.Fatalf("result: %+v", res)
 	}
 	by := map[string]SpringsBenchRun{}
@@ -96,10 +97,29 @@ func TestBenchSprings(t *testing.T) {
 	}
 	var tbl bytes.Buffer
 	WriteBenchTable(&tbl, res)
-	if !strings.Contains(tbl.String(), "| uniform | 25 |") || !strings.Contains(tbl.String(), "dynamic vs uniform") {
-		t.Errorf("table:\n%s", tbl.String())
+	for _, want := range []string{"| uniform | 25 |", "| dynamic+coarsening |", "\ndynamic vs uniform", "\ndynamic+coarsening vs uniform"} {
+		if !strings.Contains(tbl.String(), want) {
+			t.Errorf("table has no %q:\n%s", want, tbl.String())
+		}
 	}
 	if err := WriteBenchPlots(t.TempDir(), res); err == nil {
 		t.Error("bench plots of a springs scene: no error")
+	}
+
+	file := filepath.Join(t.TempDir(), "nocoarsen.json")
+	src := `{"name": "nc", "duration": 1, "model": "springs", "springs_scene": "small-dynamic", "springs": {"coarsen_fraction": 0}}`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Bench(BenchOptions{Scene: file, Seconds: 0.05, Sample: 0.05}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res.Springs.Runs {
+		names = append(names, r.Variant)
+	}
+	if got := strings.Join(names, " "); got != "none uniform dynamic" {
+		t.Errorf("coarsen_fraction 0: runs %q, want none uniform dynamic", got)
 	}
 }

@@ -11,7 +11,7 @@ const springsScene = `{
   "name": "s", "duration": 1,
   "model": "springs",
   "springs_scene": "sheet-dynamic",
-  "springs": { "k_structural": 80, "max_layer": 1 }
+  "springs": { "k_structural": 80, "max_layer": 1, "coarsen_fraction": 0.3, "coarsen_checks": 4 }
 }`
 
 // TestSpringsScenes: the four shipped springs scenes load, build the
@@ -66,6 +66,7 @@ func TestSpringsSceneParse(t *testing.T) {
 	}
 	want := springs.DefaultParams()
 	want.KStructural, want.MaxLayer = 80, 1
+	want.CoarsenFraction, want.CoarsenChecks = 0.3, 4
 	if s.Springs != want {
 		t.Errorf("springs got=%+v, want=%+v", s.Springs, want)
 	}
@@ -125,6 +126,9 @@ func TestSpringsSceneErrors(t *testing.T) {
 		{"springs type", rep(`"max_layer": 1`, `"max_layer": 1.5`), []string{"springs: max_layer"}},
 		{"springs range", rep(`"max_layer": 1`, `"max_layer": 7`), []string{"springs: springs: max_layer must be in [0, 6]"}},
 		{"springs dt", rep(`"max_layer": 1`, `"dt": 0`), []string{"springs: springs: dt"}},
+		{"coarsen fraction", rep(`"coarsen_fraction": 0.3`, `"coarsen_fraction": 1`), []string{"springs: springs: coarsen_fraction must be in [0, 0.9]"}},
+		{"coarsen checks", rep(`"coarsen_checks": 4`, `"coarsen_checks": 0`), []string{"springs: springs: coarsen_checks must be in [1, 1000000], got 0"}},
+		{"coarsen checks type", rep(`"coarsen_checks": 4`, `"coarsen_checks": "many"`), []string{"springs: coarsen_checks"}},
 		{"springs negative k", rep(`"k_structural": 80`, `"k_structural": -1`), []string{"k_structural"}},
 		{"mesh on springs", rep(`"model"`, `"mesh": {"kind": "grid", "width": 1, "height": 1, "nx": 2, "ny": 2}, "model"`), []string{"mesh: a springs scene"}},
 		{"pins on springs", rep(`"model"`, `"pins": [{"select": "top-row"}], "model"`), []string{"pins: a springs scene"}},

@@ -66,8 +66,8 @@ func (c *Cloth) Material(id int) (u, v float64) {
 // particles.
 func (c *Cloth) Nearest(u, v float64) int {
 	best, bd := -1, math.Inf(1)
-	for id, t := range c.typ {
-		if t == Interpolated {
+	for id := range c.typ {
+		if !c.massive(int32(id)) {
 			continue
 		}
 		pu, pv := c.Material(id)

@@ -9,11 +9,13 @@ import (
 )
 
 // Particle types of Olson & Rudnick §3.1. A slot of the dense grid that
-// holds no particle ("None") has no ID at all.
+// holds no particle ("None" in the paper) has no ID; an ID whose particle
+// coarsening removed has type None until a new particle reuses it.
 const (
 	Active       uint8 = iota // simulated
 	Fixed                     // pinned: exerts and receives spring forces but does not move by them
 	Interpolated              // follows the midpoint of its two parents; massless
+	None                      // a free ID: no slot, no mass, no springs
 )
 
 // Spring kinds (§3.2, Provot 2001).
@@ -75,7 +77,10 @@ type Spec struct {
 // Cloth is the mass-spring cloth with dynamic subdivision.
 //
 // Particles are stored as structures of arrays indexed by a particle ID that
-// never changes (IDs are only appended), and the dense grid maps each slot
+// never changes while the particle lives; coarsening frees IDs (type None)
+// and the next new particles reuse them, last freed first. The base
+// particles, which coarsening never removes, keep the IDs 0…NX·NY−1. The
+// dense grid maps each slot
 // (i, j), 0 ≤ i < W, to an ID or −1. The dense grid represents depth m: a
 // base particle (bi, bj) sits at slot (bi·2^m, bj·2^m), and a particle of
 // layer l has its neighbours 2^(m−l) slots away (§3.2). The step never
@@ -97,6 +102,8 @@ type Cloth struct {
 	imp            []geom.Vec3 // impulse accumulated over the particle's substep, N·s
 	nrm            []geom.Vec3 // unit normal (air drag), refreshed once per step
 	split          []int64     // step at which the particle was last subdivided (+1)
+	quiet          []int32     // checks in a row in which its criteria stayed below CoarsenFraction·θ (see coarsen)
+	free           []int32     // IDs of type None, reused last first
 
 	m    int // depth the dense grid represents
 	w, h int // dense grid size
@@ -106,9 +113,10 @@ type Cloth struct {
 
 	// lists rebuilt after a subdivision
 	act    [][]int32 // active particles by schedule
-	interp []int32   // interpolated particles in ID order (parents before children)
+	interp []int32   // interpolated particles by layer, then ID (parents before children)
 	spr    []springSet
-	deep   int // deepest layer of an active particle or a spring schedule
+	views  []view // scratch of rebuild
+	deep   int    // deepest layer of an active particle or a spring schedule
 
 	drag struct {
 		on     bool
@@ -134,6 +142,17 @@ type springSet struct {
 func (s *springSet) add(a, b int32, rest, k float64, kind uint8) {
 	s.a, s.b = append(s.a, a), append(s.b, b)
 	s.rest, s.k, s.kind = append(s.rest, rest), append(s.k, k), append(s.kind, kind)
+}
+
+func (s *springSet) reset() {
+	s.a, s.b, s.rest, s.k, s.kind = s.a[:0], s.b[:0], s.rest[:0], s.k[:0], s.kind[:0]
+}
+
+// view is one spring as eachSpring reports it: its ends, the layer and the
+// kind of the view that owns it.
+type view struct {
+	a, b    int32
+	l, kind uint8
 }
 
 // New builds a cloth from spec with parameters p. Base particles get the
@@ -205,15 +224,43 @@ func edgeFactor(i, n int) float64 {
 	return 1
 }
 
+// newParticle returns the ID of a new particle at slot (i, j) (which the
+// caller fills), the last freed ID if there is one.
 func (c *Cloth) newParticle(t, l uint8, i, j int32, x, v, r geom.Vec3, mass float64, par [2]int32) int32 {
-	id := int32(len(c.pos))
-	c.pos, c.vel, c.rest = append(c.pos, x), append(c.vel, v), append(c.rest, r)
-	c.mass, c.typ, c.layer = append(c.mass, mass), append(c.typ, t), append(c.layer, l)
-	c.gi, c.gj, c.par = append(c.gi, i), append(c.gj, j), append(c.par, par)
-	c.target, c.imp, c.nrm = append(c.target, x), append(c.imp, geom.Vec3{}), append(c.nrm, geom.Vec3{})
-	c.split = append(c.split, 0)
+	var id int32
+	if n := len(c.free); n > 0 {
+		id, c.free = c.free[n-1], c.free[:n-1]
+	} else {
+		id = int32(len(c.pos))
+		c.resize(len(c.pos) + 1)
+	}
+	c.pos[id], c.vel[id], c.rest[id] = x, v, r
+	c.mass[id], c.typ[id], c.layer[id] = mass, t, l
+	c.gi[id], c.gj[id], c.par[id] = i, j, par
+	c.target[id], c.imp[id], c.nrm[id] = x, geom.Vec3{}, geom.Vec3{}
+	c.split[id], c.quiet[id] = 0, 0
 	return id
 }
+
+// resize grows (with zero values) or truncates every per-particle array
+// to n IDs.
+func (c *Cloth) resize(n int) {
+	c.pos, c.vel, c.rest = fit(c.pos, n), fit(c.vel, n), fit(c.rest, n)
+	c.mass, c.typ, c.layer = fit(c.mass, n), fit(c.typ, n), fit(c.layer, n)
+	c.gi, c.gj, c.par = fit(c.gi, n), fit(c.gj, n), fit(c.par, n)
+	c.target, c.imp, c.nrm = fit(c.target, n), fit(c.imp, n), fit(c.nrm, n)
+	c.split, c.quiet = fit(c.split, n), fit(c.quiet, n)
+}
+
+func fit[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s[:n]
+	}
+	return append(s, make([]T, n-len(s))...)
+}
+
+// massive reports whether particle id carries mass (active or fixed).
+func (c *Cloth) massive(id int32) bool { return c.typ[id] == Active || c.typ[id] == Fixed }
 
 // at returns the ID at slot (i, j), or −1 when the slot is empty or outside.
 func (c *Cloth) at(i, j int32) int32 {
@@ -267,8 +314,10 @@ func (c *Cloth) Counts() Counts {
 			n.Active++
 		case Fixed:
 			n.Fixed++
-		default:
+		case Interpolated:
 			n.Interpolated++
+		default:
+			continue
 		}
 		n.Depth = max(n.Depth, int(c.layer[id]))
 	}
@@ -278,14 +327,34 @@ func (c *Cloth) Counts() Counts {
 	return n
 }
 
+// Work is what one animation step costs at the current subdivision, in
+// counts that do not depend on the machine.
+type Work struct {
+	ParticleSubsteps int // Σ 2^s over the active particles (each advances 2^s times, s its schedule)
+	SpringSubsteps   int // Σ 2^s over the springs (each is evaluated 2^s times, s its schedule)
+}
+
+// Work returns the substeps of the particles and springs in one Step (see
+// rebuild for the schedules).
+func (c *Cloth) Work() Work {
+	var w Work
+	for l, ids := range c.act {
+		w.ParticleSubsteps += len(ids) << l
+	}
+	for l := range c.spr {
+		w.SpringSubsteps += len(c.spr[l].a) << l
+	}
+	return w
+}
+
 // Pos returns the position of particle id, m.
 func (c *Cloth) Pos(id int) geom.Vec3 { return c.pos[id] }
 
-// NumParticles returns the number of particle IDs (active, fixed and
-// interpolated).
+// NumParticles returns the number of particle IDs (active, fixed,
+// interpolated and free ones of type None).
 func (c *Cloth) NumParticles() int { return len(c.pos) }
 
-// Type returns the type of particle id (Active, Fixed or Interpolated).
+// Type returns the type of particle id (Active, Fixed, Interpolated or None).
 func (c *Cloth) Type(id int) uint8 { return c.typ[id] }
 
 // Layer returns the subdivision layer of particle id.
@@ -327,8 +396,8 @@ func (c *Cloth) Pin(id int, target geom.Vec3) error {
 	if !target.IsFinite() {
 		return fmt.Errorf("springs: pin target %v is not finite", target)
 	}
-	if c.typ[id] == Interpolated {
-		return fmt.Errorf("springs: particle %d is interpolated and cannot be pinned", id)
+	if !c.massive(int32(id)) {
+		return fmt.Errorf("springs: particle %d is interpolated or removed and cannot be pinned", id)
 	}
 	if c.typ[id] != Fixed {
 		c.typ[id] = Fixed
@@ -370,8 +439,8 @@ func (c *Cloth) Drag(id int, target geom.Vec3) error {
 	case Fixed:
 		c.target[id] = target
 		return nil
-	case Interpolated:
-		return fmt.Errorf("springs: particle %d is interpolated and cannot be dragged", id)
+	case Interpolated, None:
+		return fmt.Errorf("springs: particle %d is interpolated or removed and cannot be dragged", id)
 	}
 	c.drag.on, c.drag.id, c.drag.target = true, int32(id), target
 	return nil

@@ -11,11 +11,36 @@ import (
 // candidates are collected first and subdivided afterwards, so the order
 // of the grid walk does not matter and each particle is subdivided at
 // most once per animation step (§4.1).
+//
+// With coarsening on (CoarsenFraction f > 0) the same walk counts, for
+// every active and fixed particle, the checks in a row in which it was
+// quiet (see coarsen): no turning angle reached f·θ at its own spacing nor,
+// if it is subdivided, at the spacing it had before.
 func (c *Cloth) refine() int {
+	thr := c.p.AngleDeg * math.Pi / 180
+	calm := c.p.CoarsenFraction * thr
 	var todo []int32
 	for id := range c.pos {
-		if c.typ[id] != Interpolated && int(c.layer[id]) < c.p.MaxLayer && c.fires(int32(id)) {
-			todo = append(todo, int32(id))
+		p := int32(id)
+		if !c.massive(p) {
+			continue
+		}
+		l := c.layer[p]
+		deeper := int(l) < c.p.MaxLayer
+		if calm <= 0 {
+			if deeper && c.exceeds(p, l, thr) {
+				todo = append(todo, p)
+			}
+			continue
+		}
+		loud := c.exceeds(p, l, calm)
+		if loud && deeper && c.exceeds(p, l, thr) {
+			todo = append(todo, p)
+		}
+		if loud || l > c.birth(p) && c.exceeds(p, l-1, calm) {
+			c.quiet[p] = 0
+		} else if c.quiet[p] < math.MaxInt32 {
+			c.quiet[p]++
 		}
 	}
 	n := 0
@@ -27,14 +52,17 @@ func (c *Cloth) refine() int {
 	return n
 }
 
-// fires reports whether the angle criterion (§4.2) or the hanging-spring
-// criterion (§4.3) asks for a subdivision around particle id.
-func (c *Cloth) fires(id int32) bool {
-	thr := c.p.AngleDeg * math.Pi / 180
+// exceeds reports whether, seen at the spacing 2^(m−l) of layer l, the
+// angle criterion (§4.2) or the hanging-spring criterion (§4.3, with the
+// constants of layer l) around particle id turns by more than thr
+// (radians). refine asks it at the particle's layer with thr = θ for
+// subdivision; coarsening asks it also one layer coarser, where the
+// particle's neighbours at twice the spacing exist (see coarsen).
+func (c *Cloth) exceeds(id int32, l uint8, thr float64) bool {
 	if thr <= 0 {
 		return false
 	}
-	s := c.spacing(c.layer[id])
+	s := c.spacing(l)
 	i, j := c.gi[id], c.gj[id]
 	x := c.pos[id]
 	// §4.2: both neighbours along an axis exist → turning angle
@@ -48,12 +76,12 @@ func (c *Cloth) fires(id int32) bool {
 		return false
 	}
 	// §4.3: each structural neighbour B on its own
+	k := c.p.stiffness(structural, int(l))
 	for _, o := range [4][2]int32{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
 		b := c.at(i+o[0]*s, j+o[1]*s)
 		if b < 0 {
 			continue
 		}
-		k := c.p.stiffness(structural, int(c.layer[id]))
 		l := c.p.Hanging * c.rest[id].Sub(c.rest[b]).Norm() / k
 		m, ok := HangingMidpoint(x, c.pos[b], l, c.p.Gravity)
 		if ok && TurningAngle(x, m, c.pos[b]) > thr {

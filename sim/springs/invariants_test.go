@@ -3,18 +3,32 @@ package springs
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"drape/sim/geom"
 )
 
-// checkInvariants verifies the grid and the surface of c:
-//   - slot ↔ ID consistency, types, parents of interpolated particles;
-//   - every interpolated particle massless, and every other particle keeps
-//     at least the lumped mass its slot would have in a uniform grid of the
-//     deepest layer (the funding budget of subdivide: no mass runs out);
-//   - every active or fixed particle of layer l has all its 8 neighbours at
-//     spacing 2^(m−l) that lie inside the grid (§4.1);
+// checkInvariants verifies the grid, the lists, the springs and the
+// surface of c:
+//   - slot ↔ ID consistency; free IDs (None) have no slot and no mass and
+//     are exactly those of the free list;
+//   - the structure coarsen relies on (R1–R5 in coarsen.go): a particle's
+//     layer is at least its slot's birth layer; an active or fixed particle
+//     has its 8 neighbours at its spacing (R1), a subdivided one its
+//     neighbours at each spacing from its birth layer to its layer as
+//     active or fixed particles (R2) and one of birth L ≥ 1 a justifying
+//     neighbour (R4); an interpolated particle has layer = birth layer, is
+//     massless, sits midway between its two parents on its one odd axis,
+//     which are active or fixed (R3), and is seen (R5);
+//   - every active or fixed particle keeps at least the lumped mass its slot
+//     would have in a uniform grid of the deepest layer (the funding budget
+//     of subdivide: no mass runs out);
+//   - the per-layer lists hold every active particle once and the
+//     interpolated ones with parents first;
+//   - springs: one spring for every pair of live particles one of which
+//     sees the other at its spacing (and no other), unless neither end
+//     moves, with the rest length of the rest positions;
 //   - if flat (positions = rest, a planar sheet), the surface triangles tile
 //     the sheet: their areas sum to its area and every edge is shared by two
 //     triangles except the edges on the sheet's boundary (no cracks at
@@ -22,34 +36,107 @@ import (
 func checkInvariants(t *testing.T, c *Cloth, flat bool) {
 	t.Helper()
 	for k, id := range c.slot {
-		if id >= 0 && (int(c.gj[id])*c.w+int(c.gi[id]) != k) {
-			t.Fatalf("slot %d holds %d whose slot is (%d, %d)", k, id, c.gi[id], c.gj[id])
+		if id >= 0 && (c.typ[id] == None || int(c.gj[id])*c.w+int(c.gi[id]) != k) {
+			t.Fatalf("slot %d holds %d (type %d) whose slot is (%d, %d)", k, id, c.typ[id], c.gi[id], c.gj[id])
 		}
 	}
-	for id := range c.pos {
-		if c.at(c.gi[id], c.gj[id]) != int32(id) {
-			t.Fatalf("particle %d not in its slot", id)
+	if len(c.slot) != c.w*c.h || (c.w-1)%(c.spec.NX-1) != 0 || (c.w-1)/(c.spec.NX-1) != 1<<c.m {
+		t.Fatalf("dense grid %d×%d (%d slots) for depth %d", c.w, c.h, len(c.slot), c.m)
+	}
+	free := map[int32]bool{}
+	for _, id := range c.free {
+		if c.typ[id] != None || free[id] {
+			t.Fatalf("free list %v: %d has type %d or repeats", c.free, id, c.typ[id])
 		}
-		switch c.typ[id] {
+		free[id] = true
+	}
+	seenAt := func(q int32, s int32) bool { // an active or fixed particle s slots away sees q
+		for _, o := range around {
+			r := c.at(c.gi[q]+o[0]*s, c.gj[q]+o[1]*s)
+			if r >= 0 && c.massive(r) && c.spacing(c.layer[r]) == s {
+				return true
+			}
+		}
+		return false
+	}
+	for id := range c.pos {
+		q := int32(id)
+		if c.typ[q] == None {
+			if !free[q] || c.mass[q] != 0 {
+				t.Fatalf("free ID %d: in free list %v, mass %g", q, free[q], c.mass[q])
+			}
+			continue
+		}
+		if free[q] {
+			t.Fatalf("particle %d (type %d) is in the free list", q, c.typ[q])
+		}
+		if c.at(c.gi[q], c.gj[q]) != q {
+			t.Fatalf("particle %d not in its slot", q)
+		}
+		b, L := c.birth(q), c.layer[q]
+		if L < b {
+			t.Fatalf("particle %d: layer %d below its birth layer %d", q, L, b)
+		}
+		switch c.typ[q] {
 		case Interpolated:
-			if c.mass[id] != 0 || c.par[id][0] < 0 || c.par[id][0] >= int32(id) || c.par[id][1] >= int32(id) {
-				t.Fatalf("interpolated %d: mass %g parents %v", id, c.mass[id], c.par[id])
+			d := c.spacing(L)
+			oi, oj := c.gi[q]/d%2 != 0, c.gj[q]/d%2 != 0
+			var pa, pb int32
+			if oi && !oj {
+				pa, pb = c.at(c.gi[q]-d, c.gj[q]), c.at(c.gi[q]+d, c.gj[q])
+			} else if oj && !oi {
+				pa, pb = c.at(c.gi[q], c.gj[q]-d), c.at(c.gi[q], c.gj[q]+d)
+			}
+			par := c.par[q]
+			if c.mass[q] != 0 || L != b || b == 0 || pa < 0 || pb < 0 || !c.massive(pa) || !c.massive(pb) ||
+				!(par == [2]int32{pa, pb} || par == [2]int32{pb, pa}) {
+				t.Fatalf("interpolated %d (layer %d, birth %d): mass %g parents %v, want %d and %d, active or fixed (R3)", q, L, b, c.mass[q], par, pa, pb)
+			}
+			if !seenAt(q, d) {
+				t.Fatalf("interpolated %d (layer %d) is seen by no particle (R5)", q, L)
 			}
 		default:
-			if floor := c.slotMass(c.gi[id], c.gj[id], uint8(c.m)); !(c.mass[id] >= (1-1e-9)*floor) {
-				t.Fatalf("particle %d (type %d, layer %d) has mass %g < %g", id, c.typ[id], c.layer[id], c.mass[id], floor)
+			if floor := c.slotMass(c.gi[q], c.gj[q], uint8(c.m)); !(c.mass[q] >= (1-1e-9)*floor) {
+				t.Fatalf("particle %d (type %d, layer %d) has mass %g < %g", q, c.typ[q], L, c.mass[q], floor)
 			}
-			s := c.spacing(c.layer[id])
-			for a := int32(-1); a <= 1; a++ {
-				for b := int32(-1); b <= 1; b++ {
-					i, j := c.gi[id]+a*s, c.gj[id]+b*s
-					if c.inGrid(i, j) && c.at(i, j) < 0 {
-						t.Fatalf("particle %d layer %d misses its neighbour at (%d, %d)", id, c.layer[id], i, j)
+			for k := b; k <= L; k++ {
+				s := c.spacing(k)
+				for _, o := range around {
+					i, j := c.gi[q]+o[0]*s, c.gj[q]+o[1]*s
+					if !c.inGrid(i, j) {
+						continue
+					}
+					r := c.at(i, j)
+					if r < 0 || k < L && !c.massive(r) || k == L && L > b && !c.massive(r) {
+						t.Fatalf("particle %d (layer %d, birth %d) has %d at (%d, %d), spacing %d (R1, R2)", q, L, b, r, i, j, s)
 					}
 				}
 			}
+			if b > 0 && !c.justified(q, -1) {
+				t.Fatalf("particle %d (layer %d, birth %d) is in no subdivided particle's ring (R4)", q, L, b)
+			}
 		}
 	}
+	inList := map[int32]int{}
+	for _, ids := range c.act {
+		for _, id := range ids {
+			inList[id]++
+		}
+	}
+	for id, t0 := range c.typ {
+		if n := inList[int32(id)]; t0 == Active && n != 1 || t0 != Active && n != 0 {
+			t.Fatalf("particle %d (type %d) is %d times in the active lists", id, t0, n)
+		}
+	}
+	for k, id := range c.interp {
+		if c.typ[id] != Interpolated || k > 0 && c.layer[c.interp[k-1]] > c.layer[id] {
+			t.Fatalf("interpolated list %v out of order at %d", c.interp, k)
+		}
+	}
+	if n := c.Counts(); len(c.interp) != n.Interpolated {
+		t.Fatalf("%d interpolated particles listed, %d exist", len(c.interp), n.Interpolated)
+	}
+	checkSprings(t, c)
 	if !flat {
 		return
 	}
@@ -197,5 +284,68 @@ func TestUniformMatchesNative(t *testing.T) {
 	t.Logf("largest difference %.3g m (largest displacement %.3g m)", worst, moved)
 	if worst > 1e-9 || moved < 0.1 {
 		t.Errorf("largest difference %.3g m, want ≤ 1e-9 (moved %.3g m)", worst, moved)
+	}
+}
+
+// checkSprings verifies that c's springs are one per pair of live particles
+// one of which sees the other at its own spacing (springOffsets), that no
+// spring joins other pairs or repeats, that only pairs where no end moves
+// lack one, and that rest lengths are those of the rest positions.
+func checkSprings(t *testing.T, c *Cloth) {
+	t.Helper()
+	pair := func(a, b int32) uint64 { return uint64(min(a, b))<<32 | uint64(max(a, b)) }
+	var want, got []uint64
+	for id := range c.pos {
+		p := int32(id)
+		if c.typ[p] == None {
+			continue
+		}
+		s := c.spacing(c.layer[p])
+		for _, o := range springOffsets {
+			if q := c.at(c.gi[p]+o[0]*s, c.gj[p]+o[1]*s); q >= 0 {
+				want = append(want, pair(p, q))
+			}
+		}
+	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	for _, set := range c.spr {
+		for n, a := range set.a {
+			b := set.b[n]
+			if c.typ[a] == None || c.typ[b] == None {
+				t.Fatalf("spring %d–%d joins a free ID", a, b)
+			}
+			if r := c.rest[a].Sub(c.rest[b]).Norm(); math.Abs(set.rest[n]-r) > 1e-12*r {
+				t.Fatalf("spring %d–%d: rest %g, want %g", a, b, set.rest[n], r)
+			}
+			got = append(got, pair(a, b))
+		}
+	}
+	slices.Sort(got)
+	moves := func(id int32) bool {
+		m := false
+		c.visitMass(id, 1, func(q int32, _ float64) { m = m || c.typ[q] == Active })
+		return m
+	}
+	k := 0
+	for n, e := range got {
+		if n > 0 && got[n-1] == e {
+			t.Fatalf("spring %d–%d repeated", e>>32, uint32(e))
+		}
+		for k < len(want) && want[k] < e {
+			if a, b := int32(want[k]>>32), int32(uint32(want[k])); moves(a) || moves(b) {
+				t.Fatalf("pair %d–%d (types %d %d, layers %d %d) has no spring", a, b, c.typ[a], c.typ[b], c.layer[a], c.layer[b])
+			}
+			k++
+		}
+		if k == len(want) || want[k] != e {
+			t.Fatalf("spring %d–%d joins particles that do not see each other", e>>32, uint32(e))
+		}
+		k++
+	}
+	for ; k < len(want); k++ {
+		if a, b := int32(want[k]>>32), int32(uint32(want[k])); moves(a) || moves(b) {
+			t.Fatalf("pair %d–%d has no spring", a, b)
+		}
 	}
 }

@@ -36,6 +36,13 @@ type Params struct {
 	MaxLayer      int     // deepest subdivision layer, 0…6
 	CheckInterval int     // steps between two checks of the criteria, ≥ 1
 
+	// Coarsening (not in the paper; see coarsen). A subdivided particle
+	// goes back one layer when it and the particles its subdivision made
+	// have stayed quiet, every turning angle below CoarsenFraction·θ, for
+	// CoarsenChecks checks in a row.
+	CoarsenFraction float64 // f, fraction of θ below which a particle is quiet, 0…0.9; 0 disables coarsening; dimensionless
+	CoarsenChecks   int     // n, checks in a row a block must stay quiet before it coarsens, ≥ 1
+
 	DragStiffness float64 // stiffness of the spring that pulls a dragged particle to the cursor, N/m
 }
 
@@ -102,6 +109,12 @@ var ParamTable = param.Table[Params]{
 	{Key: "check_interval", Label: "check interval", Doc: "steps between two checks of the criteria", Group: "Subdivision",
 		Default: 10, Min: 1, Max: 1e6, SliderMin: 1, SliderMax: 100, Log: true, Format: "%d",
 		Int: func(p *Params) *int { return &p.CheckInterval }},
+	{Key: "coarsen_fraction", Label: "coarsen below", Doc: "coarsen a block whose turning angles stay below this fraction of θ (at its own and at the coarser spacing); 0 disables", Group: "Subdivision",
+		Default: 0.5, Min: 0, Max: 0.9, SliderMin: 0, SliderMax: 0.9, Format: "%.2f",
+		Float: func(p *Params) *float64 { return &p.CoarsenFraction }},
+	{Key: "coarsen_checks", Label: "coarsen after", Doc: "checks in a row a block must stay quiet before it coarsens", Group: "Subdivision",
+		Default: 10, Min: 1, Max: 1e6, SliderMin: 1, SliderMax: 1000, Log: true, Format: "%d",
+		Int: func(p *Params) *int { return &p.CoarsenChecks }},
 	{Key: "drag_stiffness", Label: "mouse spring", Unit: "N/m", Doc: "stiffness of the spring that pulls a dragged particle to the cursor",
 		Default: 2, Min: 0, Max: 1e6, SliderMin: 0.1, SliderMax: 1e3, Log: true, Format: "%.1f",
 		Float: func(p *Params) *float64 { return &p.DragStiffness }},

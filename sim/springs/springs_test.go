@@ -356,7 +356,7 @@ func TestHangingThreshold(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.pos[0], c.pos[1] = s.Targets[0], s.Targets[1]
-		if got := c.fires(0); got != tc.fire {
+		if got := c.exceeds(0, 0, p.AngleDeg*math.Pi/180); got != tc.fire {
 			t.Errorf("θ = %g°: fires = %v, want %v", tc.deg, got, tc.fire)
 		}
 	}

@@ -9,7 +9,8 @@ import (
 
 // Step advances the cloth by one animation step Δt = Params.Dt (Olson &
 // Rudnick fig. 2) and then, every CheckInterval steps of a dynamic scene,
-// subdivides where the criteria of §4.2–4.3 fire.
+// subdivides where the criteria of §4.2–4.3 fire (refine) and coarsens
+// the blocks that have stayed quiet (coarsenQuiet).
 //
 // Let L be the deepest layer. The step is cut into 2^L fine substeps of
 // h = Δt/2^L; a particle of layer l owns every 2^(L−l)-th of them, a substep
@@ -89,7 +90,7 @@ func (c *Cloth) Step() error {
 	c.t += p.Dt
 	c.steps++
 	if c.spec.Variant == DynamicSubdivision && c.steps%p.CheckInterval == 0 {
-		if c.refine() > 0 {
+		if c.refine()+c.coarsenQuiet() > 0 {
 			c.rebuild()
 		}
 	}
@@ -97,7 +98,8 @@ func (c *Cloth) Step() error {
 }
 
 // interpolate puts every interpolated particle at the midpoint of its
-// parents, in ID order so that a parent is placed before its children.
+// parents, coarser layers first so that a parent is placed before its
+// children.
 func (c *Cloth) interpolate() {
 	for _, id := range c.interp {
 		pa := c.par[id]

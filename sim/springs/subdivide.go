@@ -1,7 +1,9 @@
 package springs
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"drape/sim/geom"
 )
@@ -32,7 +34,7 @@ import (
 // parent would be left with less than a thousandth of its mass (possible
 // only in unusual orders of subdivision) μ is lowered so that it is not.
 //
-// It refuses (false) when id is interpolated, at Params.MaxLayer already,
+// It refuses (false) when id is interpolated or free, at Params.MaxLayer already,
 // was subdivided in the current step, or lacks one of its 8 neighbours at
 // spacing 2d inside the grid (cannot happen for the grids New builds).
 // The caller must call rebuild afterwards.
@@ -53,7 +55,7 @@ func (c *Cloth) subdivide(id int32) bool {
 // drained coarse particles next to deep refinement to 1e−37 kg (found by
 // TestRandomSubdivisions) and the explicit step blew up.
 func (c *Cloth) divide(id int32) bool {
-	if c.typ[id] == Interpolated || int(c.layer[id]) >= c.p.MaxLayer {
+	if !c.massive(id) || int(c.layer[id]) >= c.p.MaxLayer {
 		return false
 	}
 	l := c.layer[id]
@@ -135,14 +137,20 @@ func (c *Cloth) inGrid(i, j int32) bool { return i >= 0 && j >= 0 && int(i) < c.
 // create adds an active particle of layer l at slot (i, j) as the weighted
 // mean of parents (see subdivide).
 func (c *Cloth) create(i, j int32, l uint8, parents []int32, w []float64) {
-	var x, v, r geom.Vec3
+	x, v, r := c.blend(parents, w)
+	mass := c.takeMass(parents, w, c.slotMass(i, j, l))
+	c.slot[int(j)*c.w+int(i)] = c.newParticle(Active, l, i, j, x, v, r, mass, [2]int32{-1, -1})
+}
+
+// blend returns the weighted means Σ w_k·y_k of the positions, velocities
+// and rest positions of parents.
+func (c *Cloth) blend(parents []int32, w []float64) (x, v, r geom.Vec3) {
 	for k, q := range parents {
 		x = x.Add(c.pos[q].Scale(w[k]))
 		v = v.Add(c.velOf(q).Scale(w[k]))
 		r = r.Add(c.rest[q].Scale(w[k]))
 	}
-	mass := c.takeMass(parents, w, c.slotMass(i, j, l))
-	c.slot[int(j)*c.w+int(i)] = c.newParticle(Active, l, i, j, x, v, r, mass, [2]int32{-1, -1})
+	return x, v, r
 }
 
 // velOf returns the velocity of particle id; an interpolated particle's is
@@ -225,6 +233,9 @@ func abs32(x int32) int32 {
 func (c *Cloth) eachSpring(f func(a, b int32, l, kind uint8)) {
 	for id := range c.pos {
 		p := int32(id)
+		if c.typ[p] == None {
+			continue
+		}
 		lp := c.layer[p]
 		s := c.spacing(lp)
 		for _, o := range springOffsets {
@@ -262,14 +273,23 @@ func (c *Cloth) promote(q int32) bool {
 func (c *Cloth) regrid() {
 	c.m++
 	c.w, c.h = 2*c.w-1, 2*c.h-1
-	c.slot = make([]int32, c.w*c.h)
-	for k := range c.slot {
-		c.slot[k] = -1
-	}
 	for id := range c.pos {
 		c.gi[id] *= 2
 		c.gj[id] *= 2
-		c.slot[int(c.gj[id])*c.w+int(c.gi[id])] = int32(id)
+	}
+	c.fillSlots()
+}
+
+// fillSlots rebuilds the dense grid from the particles' slots.
+func (c *Cloth) fillSlots() {
+	c.slot = fit(c.slot[:0], c.w*c.h)
+	for k := range c.slot {
+		c.slot[k] = -1
+	}
+	for id, t := range c.typ {
+		if t != None {
+			c.slot[int(c.gj[id])*c.w+int(c.gi[id])] = int32(id)
+		}
 	}
 }
 
@@ -281,7 +301,7 @@ func (c *Cloth) SubdivideUniform(l int) int {
 	for pass := 0; pass <= maxLayerCap; pass++ {
 		did := false
 		for id := int32(0); id < int32(len(c.pos)); id++ {
-			if c.typ[id] != Interpolated && int(c.layer[id]) < l {
+			if c.massive(id) && int(c.layer[id]) < l {
 				c.split[id] = 0
 				if c.subdivide(id) {
 					n++
@@ -342,19 +362,32 @@ func (c *Cloth) Subdivide(id int) bool {
 // fixed particles only are dropped.
 func (c *Cloth) rebuild() {
 	c.stable = 0
-	depth := 0
-	for id := range c.pos {
-		depth = max(depth, int(c.layer[id]))
+	depth := c.Counts().Depth
+	var kTab [3][maxLayerCap + 1]float64 // stiffness by kind and layer
+	for kind := range kTab {
+		for l := range kTab[kind] {
+			kTab[kind][l] = c.p.stiffness(uint8(kind), l)
+		}
 	}
 	// particle schedule: its own layer or the finest view of a spring on it
 	c.sched = append(c.sched[:0], c.layer...)
-	c.eachSpring(func(a, b int32, l, _ uint8) {
+	c.views = c.views[:0]
+	c.eachSpring(func(a, b int32, l, kind uint8) {
+		c.views = append(c.views, view{a, b, l, kind})
 		for _, e := range [2]int32{a, b} {
-			c.visitMass(e, 1, func(id int32, _ float64) { c.sched[id] = max(c.sched[id], l) })
+			if c.typ[e] != Interpolated {
+				c.sched[e] = max(c.sched[e], l)
+			} else {
+				c.visitMass(e, 1, func(id int32, _ float64) { c.sched[id] = max(c.sched[id], l) })
+			}
 		}
 	})
-	c.spr = make([]springSet, depth+1)
-	c.act = make([][]int32, depth+1)
+	c.spr = fit(c.spr, depth+1)
+	c.act = fit(c.act, depth+1)
+	for l := range c.spr {
+		c.spr[l].reset()
+		c.act[l] = c.act[l][:0]
+	}
 	c.interp = c.interp[:0]
 	for id := range c.pos {
 		switch c.typ[id] {
@@ -364,22 +397,30 @@ func (c *Cloth) rebuild() {
 			c.interp = append(c.interp, int32(id))
 		}
 	}
+	// by layer, then ID: a parent is coarser than its child (IDs are
+	// reused, so ID order alone would not put parents first)
+	slices.SortStableFunc(c.interp, func(a, b int32) int { return cmp.Compare(c.layer[a], c.layer[b]) })
 	c.deep = 0
-	c.eachSpring(func(a, b int32, l, kind uint8) {
-		sched := int(l)
+	for _, v := range c.views {
+		sched := v.l
 		moving := false
-		for _, e := range [2]int32{a, b} {
+		for _, e := range [2]int32{v.a, v.b} {
+			if c.typ[e] != Interpolated {
+				sched = max(sched, c.sched[e])
+				moving = moving || c.typ[e] == Active
+				continue
+			}
 			c.visitMass(e, 1, func(id int32, _ float64) {
-				sched = max(sched, int(c.sched[id]))
+				sched = max(sched, c.sched[id])
 				moving = moving || c.typ[id] == Active
 			})
 		}
 		if !moving {
-			return
+			continue
 		}
-		c.spr[sched].add(a, b, c.rest[a].Sub(c.rest[b]).Norm(), c.p.stiffness(kind, int(l)), kind)
-		c.deep = max(c.deep, sched)
-	})
+		c.spr[sched].add(v.a, v.b, c.rest[v.a].Sub(c.rest[v.b]).Norm(), kTab[v.kind][v.l], v.kind)
+		c.deep = max(c.deep, int(sched))
+	}
 	for l := range c.act {
 		if len(c.act[l]) > 0 {
 			c.deep = max(c.deep, l)

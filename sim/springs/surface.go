@@ -10,6 +10,8 @@ type Surface struct {
 	ID    []int32     // particle ID of each vertex; −1 for a cell-centre vertex
 	Layer []uint8     // subdivision layer of each vertex's particle (of the cell for a centre vertex)
 	Tris  [][3]int32  // 3 indices into Pos per triangle, counter-clockwise seen from U×V
+
+	vert []int32 // vertex of each particle ID, −1 for a free ID
 }
 
 // Surface fills dst with triangles over the cloth (Olson & Rudnick §3.3,
@@ -20,11 +22,18 @@ type Surface struct {
 // with no particle on its edges gives two triangles; one with particles on
 // its edges (T-junctions next to finer cells) gets a vertex at the mean of
 // its corners, ID −1, and a fan over its boundary, so the surface has no
-// cracks. Every active, fixed and interpolated particle is a vertex.
+// cracks. Every active, fixed and interpolated particle is a vertex, in
+// ID order (free IDs have none).
 func (c *Cloth) Surface(dst *Surface) {
 	dst.Pos, dst.ID, dst.Layer, dst.Tris = dst.Pos[:0], dst.ID[:0], dst.Layer[:0], dst.Tris[:0]
 	c.interpolate()
+	dst.vert = fit(dst.vert[:0], len(c.pos))
 	for id := range c.pos {
+		dst.vert[id] = -1
+		if c.typ[id] == None {
+			continue
+		}
+		dst.vert[id] = int32(len(dst.Pos))
 		dst.Pos = append(dst.Pos, c.pos[id])
 		dst.ID = append(dst.ID, int32(id))
 		dst.Layer = append(dst.Layer, c.layer[id])
@@ -48,7 +57,7 @@ func (c *Cloth) Surface(dst *Surface) {
 		walk := func(i0, j0, di, dj int32) {
 			for k := int32(0); k < s; k++ {
 				if q := c.at(i0+k*di, j0+k*dj); q >= 0 {
-					ring = append(ring, q)
+					ring = append(ring, dst.vert[q])
 				}
 			}
 		}
@@ -60,7 +69,7 @@ func (c *Cloth) Surface(dst *Surface) {
 			dst.Tris = append(dst.Tris, [3]int32{ring[0], ring[1], ring[2]}, [3]int32{ring[0], ring[2], ring[3]})
 			return
 		}
-		a, b, cc, d := c.at(i, j), c.at(i+s, j), c.at(i+s, j+s), c.at(i, j+s)
+		a, b, cc, d := c.at(i, j), c.at(i+s, j), c.at(i+s, j+s), c.at(i, j+s) // particle IDs
 		ctr := c.pos[a].Add(c.pos[b]).Add(c.pos[cc]).Add(c.pos[d]).Scale(0.25)
 		v := int32(len(dst.Pos))
 		dst.Pos = append(dst.Pos, ctr)

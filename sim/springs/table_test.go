@@ -3,11 +3,13 @@ package springs
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestSceneTable prints, for each built-in scene and variant, the particles
+// TestSceneTable prints, for each built-in scene and variant (dynamic
+// refining only, as the paper, and dynamic with coarsening), the particles
 // at the end, the deepest layer, ms per step, and the RMS distance of the base
 // particles (IDs below NX·NY, the same cloth points in every variant) to
 // the uniformly subdivided run after T = 2 s. It runs only with
@@ -24,9 +26,13 @@ func TestSceneTable(t *testing.T) {
 	}
 	for _, base := range bases {
 		var ref *Cloth
-		for _, v := range []string{"-uniform", "", "-dynamic"} {
-			s, _ := Scene(base + v)
-			c, err := New(s, DefaultParams())
+		for _, v := range []string{"-uniform", "", "-dynamic", "-dynamic+coarsening"} {
+			s, _ := Scene(strings.TrimSuffix(base+v, "+coarsening"))
+			p := DefaultParams()
+			if v == "-dynamic" {
+				p.CoarsenFraction = 0
+			}
+			c, err := New(s, p)
 			if err != nil {
 				t.Fatal(err)
 			}
