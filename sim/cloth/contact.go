@@ -174,10 +174,19 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		b.Friction = o.Friction
 		if o.Kind == obstacle.Plane {
 			b.Point, b.Normal = o.Plane(t1)
-			b.Tris, b.From, b.To = nil, b.From[:0], b.To[:0]
+			b.Tris, b.From, b.To, b.Radius = nil, b.From[:0], b.To[:0], 0
 			continue
 		}
 		moving := o.Moving()
+		if a0, b0, r, ok := o.Core(o.SettledPose(t0)); ok {
+			// A sphere or a capsule: handled from its core (contact's
+			// round bodies), exactly and without its tessellation.
+			a1, b1, _, _ := o.Core(o.Pose(t1))
+			b.Tris, b.From, b.To = nil, b.From[:0], b.To[:0]
+			b.Radius, b.Core, b.CoreTo = r, [2]geom.Vec3{a0, b0}, [2]geom.Vec3{a1, b1}
+			b.Static = !moving && !c.moved[k]
+			continue
+		}
 		b.Tris = o.Tris()
 		if moving || c.moved[k] || len(b.From) == 0 {
 			b.From = o.VerticesAt(o.SettledPose(t0), b.From)

@@ -162,11 +162,16 @@ func (s *Solver) patchNearChunk(_, lo, hi int) {
 	}
 }
 
-// detectPlanes runs the vertex tests against every half-space body.
+// detectPlanes runs the vertex tests against every half-space body and the
+// vertex and face tests against every round body (round.go).
 func (s *Solver) detectPlanes() {
 	for b := range s.bs {
 		s.curBody = b
-		if s.bs[b].Tris == nil {
+		switch bd := &s.bs[b]; {
+		case bd.round():
+			parallel.ForChunksBalanced(len(s.c.X), s.detectRV)
+			parallel.ForChunksBalanced(len(s.c.Tris), s.detectRF)
+		case bd.Tris == nil:
 			parallel.ForChunks(len(s.c.X), s.detectP)
 		}
 	}
@@ -370,7 +375,7 @@ func (s *Solver) detectPlaneChunk(k, lo, hi int) {
 			continue
 		}
 		d0 := s.c.X[i].Sub(bd.Point).Dot(n)
-		pr := pair{kind: pairPlane, body: int32(b), ids: [4]int32{int32(i), -1, -1, -1}, w: [4]float64{1}, n: n}
+		pr := pair{kind: pairPoint, body: int32(b), ids: [4]int32{int32(i), -1, -1, -1}, w: [4]float64{1}, n: n}
 		if s.mode == modeProximity {
 			if d0 >= h {
 				continue

@@ -135,13 +135,15 @@ func boxesOverlap(alo, ahi, blo, bhi geom.Vec3) bool {
 // force over all pairs with a box check).
 func crossingsWithBody(x []geom.Vec3, tris [][3]int32, b *Body) int {
 	n := 0
+	blo, bhi := make([]geom.Vec3, len(b.Tris)), make([]geom.Vec3, len(b.Tris))
+	for i, u := range b.Tris {
+		blo[i], bhi[i] = boxOf([3]geom.Vec3{b.To[u[0]], b.To[u[1]], b.To[u[2]]})
+	}
 	for _, t := range tris {
 		ct := [3]geom.Vec3{x[t[0]], x[t[1]], x[t[2]]}
 		clo, chi := boxOf(ct)
-		for _, u := range b.Tris {
-			bt := [3]geom.Vec3{b.To[u[0]], b.To[u[1]], b.To[u[2]]}
-			blo, bhi := boxOf(bt)
-			if boxesOverlap(clo, chi, blo, bhi) && triTri(ct, bt) {
+		for i, u := range b.Tris {
+			if boxesOverlap(clo, chi, blo[i], bhi[i]) && triTri(ct, [3]geom.Vec3{b.To[u[0]], b.To[u[1]], b.To[u[2]]}) {
 				n++
 			}
 		}

@@ -47,11 +47,19 @@ import (
 // added to the candidate pairs of the call (recertify).
 //
 // Decision: patches only, not unions of adjacent ones. Certifying the
-// union of two adjacent certified patches as well would drop the pairs
-// across their common boundary, but a union is rarely star-shaped, and on
-// frames of the sphere scene the O(b²) union tests cost more than the
-// triangle pairs they saved (full-resolution frame: 43 against 34 CPU ms
-// per Resolve; adaptive: 5.3 against 4.3).
+// union of two adjacent certified patches as well (tried: its boundary
+// loop, star tests about its centroid and about the middle of the common
+// arc, then the O(b²) test) drops the pairs across their common boundary,
+// but patches grown from triangles have jagged boundaries (on a frame of
+// the full-resolution sphere drape 199 of 911 patches, and 14 of 2548
+// unions, were star-shaped), so the unions need the O(b²) test, and it
+// cost what the pairs it saved did: Resolve on that frame took 32.8
+// against 30.0 CPU ms (medians of 6), and on sphere-adaptive the
+// collisions took 45–50 % of the step's CPU with unions, 44–54 % without.
+// Certifying instead the star of every vertex on a patch boundary (its
+// fan of faces: the cone test and the fan's winding about the vertex, no
+// boundary test) removed 80 % of the pairs left on that frame (61 000 to
+// 12 000) but cost as much again: 27.2 against 27.7 CPU ms per Resolve.
 //
 // The patches are grown by breadth-first search over the faces' edge
 // adjacency, patchSize faces each, adding only faces that keep the patch a
@@ -156,49 +164,127 @@ func (s *Solver) buildPatches() {
 	for f := range ps.of {
 		ps.of[f] = -1
 	}
-	ps.start, ps.faces = ps.start[:0], ps.faces[:0]
+	// The faces in breadth-first order over the whole mesh, so that the
+	// seeds of the patches sweep across it and leave few fragments.
+	order := s.faceOrder[:0]
 	for f, t := range c.Tris {
-		if t[0] < 0 || ps.of[f] >= 0 {
+		if t[0] < 0 || ps.of[f] != -1 {
 			continue
 		}
-		id := int32(len(ps.start))
-		first := len(ps.faces)
-		ps.start = append(ps.start, int32(first))
-		s.vmark = grow(s.vmark, len(c.X))
-		marked := s.touched2[:0]
-		add := func(g int32) {
-			ps.of[g] = id
-			ps.faces = append(ps.faces, g)
-			for _, v := range c.Tris[g] {
-				if !s.vmark[v] {
-					s.vmark[v] = true
-					marked = append(marked, v)
+		ps.of[f] = -3 // queued
+		first := len(order)
+		order = append(order, int32(f))
+		for i := first; i < len(order); i++ {
+			for _, g := range s.adj[order[i]] {
+				if g >= 0 && ps.of[g] == -1 {
+					ps.of[g] = -3
+					order = append(order, g)
 				}
 			}
 		}
-		add(int32(f))
-		for i := first; i < len(ps.faces) && len(ps.faces)-first < patchSize; i++ {
-			for _, g := range s.adj[ps.faces[i]] {
-				if g >= 0 && ps.of[g] < 0 && len(ps.faces)-first < patchSize && s.keepsDisk(g, id) {
-					add(g)
-				}
-			}
-		}
-		for _, v := range marked {
-			s.vmark[v] = false
-		}
-		s.touched2 = marked
 	}
-	np := len(ps.start)
-	ps.start = append(ps.start, int32(len(ps.faces)))
+	s.faceOrder = order
+	for _, f := range order {
+		ps.of[f] = -1
+	}
+	// Greedy growth from seeds in that order, each patch a disk
+	// (keepsDisk), up to patchSize faces.
+	s.psize = s.psize[:0]
+	grow1 := func(f int32, id int32, limit int, queue []int32) []int32 {
+		queue = append(queue[:0], f)
+		ps.of[f] = id
+		n := 1
+		for i := 0; i < len(queue) && n < limit; i++ {
+			for _, g := range s.adj[queue[i]] {
+				if g >= 0 && ps.of[g] == -1 && n < limit && s.keepsDisk(g, id) {
+					ps.of[g] = id
+					queue = append(queue, g)
+					n++
+				}
+			}
+		}
+		s.psize = append(s.psize, int32(n))
+		return queue
+	}
+	queue := s.touched2[:0]
+	for _, f := range order {
+		if ps.of[f] == -1 {
+			queue = grow1(f, int32(len(s.psize)), patchSize, queue)
+		}
+	}
+	// Fragments (fewer than patchSize/3 faces: the greedy growth leaves
+	// them between full patches) are dissolved into their neighbours where
+	// that keeps the neighbour a disk and under twice patchSize; what
+	// cannot be placed grows into patches again.
+	for _, f := range order {
+		if p := ps.of[f]; s.psize[p] < patchSize/3 {
+			s.psize[p]--
+			ps.of[f] = -1
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, f := range order {
+			if ps.of[f] != -1 {
+				continue
+			}
+			for _, g := range s.adj[f] {
+				if g < 0 {
+					continue
+				}
+				if q := ps.of[g]; q >= 0 && s.psize[q] < 2*patchSize && s.keepsDisk(f, q) {
+					ps.of[f] = q
+					s.psize[q]++
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	for _, f := range order {
+		if ps.of[f] == -1 {
+			queue = grow1(f, int32(len(s.psize)), patchSize, queue)
+		}
+	}
+	s.touched2 = queue
+	// Renumber the non-empty patches and list their faces (CSR).
+	s.renum = grow(s.renum, len(s.psize))
+	np := 0
+	for p, n := range s.psize {
+		s.renum[p] = -1
+		if n > 0 {
+			s.renum[p] = int32(np)
+			np++
+		}
+	}
+	ps.start = grow(ps.start, np+1)
+	clear(ps.start)
+	for _, f := range order {
+		ps.of[f] = s.renum[ps.of[f]]
+		ps.start[ps.of[f]+1]++
+	}
+	for p := 1; p <= np; p++ {
+		ps.start[p] += ps.start[p-1]
+	}
+	ps.faces = grow(ps.faces, len(order))
+	for _, f := range order {
+		p := ps.of[f]
+		ps.faces[ps.start[p]] = f
+		ps.start[p]++
+	}
+	for p := np; p > 0; p-- {
+		ps.start[p] = ps.start[p-1]
+	}
+	ps.start[0] = 0
 	s.nextV = grow(s.nextV, len(c.X))
 	for i := range s.nextV {
 		s.nextV[i] = -1
 	}
+	s.vmark = grow(s.vmark, len(c.X))
 	ps.loopStart, ps.loop = ps.loopStart[:0], ps.loop[:0]
 	for p := 0; p < np; p++ {
 		ps.loopStart = append(ps.loopStart, int32(len(ps.loop)))
-		ps.loop = s.boundaryLoop(ps.loop, int32(p))
+		ps.loop = s.boundaryLoop(ps.loop, int32(p), int32(p))
 	}
 	ps.loopStart = append(ps.loopStart, int32(len(ps.loop)))
 
@@ -206,10 +292,10 @@ func (s *Solver) buildPatches() {
 	ps.n0, ps.n1, ps.n2 = grow(ps.n0, nf), grow(ps.n1, nf), grow(ps.n2, nf)
 }
 
-// keepsDisk reports whether adding face g to patch id (a disk, its
-// vertices marked in s.vmark) leaves it a disk: g shares two or three
-// edges with it, or one edge and its third vertex is new (one edge and an
-// old third vertex would pinch the patch or enclose a hole).
+// keepsDisk reports whether adding face g to patch id (a disk) leaves it
+// a disk: g shares two or three edges with it, or one edge and its third
+// vertex is not in the patch yet (one edge and a vertex already in it
+// would pinch the patch or enclose a hole).
 func (s *Solver) keepsDisk(g, id int32) bool {
 	ps := &s.ps
 	t := s.c.Tris[g]
@@ -220,50 +306,62 @@ func (s *Solver) keepsDisk(g, id int32) bool {
 			opp = t[(k+2)%3]
 		}
 	}
-	return shared >= 2 || shared == 1 && !s.vmark[opp]
+	if shared != 1 {
+		return shared >= 2
+	}
+	for _, f := range s.vfList[s.vfStart[opp]:s.vfStart[opp+1]] {
+		if ps.of[f] == id {
+			return false
+		}
+	}
+	return true
 }
 
 // patchFaces returns patch p's faces.
 func (ps *patchSet) patchFaces(p int32) []int32 { return ps.faces[ps.start[p]:ps.start[p+1]] }
 
-// boundaryLoop appends to dst the boundary loop of patch p, the vertex
-// slots in the faces' orientation, when it is a topological disk: no
-// non-manifold edge, V − E + F = 1 and one boundary loop through every
-// boundary edge, each boundary vertex once. Otherwise it returns dst
-// unchanged. It uses s.nextV (all −1) and s.vmark (all false) as scratch
-// and leaves them so.
-func (s *Solver) boundaryLoop(dst []int32, p int32) []int32 {
+// boundaryLoop appends to dst the boundary loop of the faces of patches a
+// and b (a == b: one patch), the vertex slots in the faces' orientation,
+// when they form a topological disk: no non-manifold edge, V − E + F = 1
+// and one boundary loop through every boundary edge, each boundary vertex
+// once. Otherwise it returns dst unchanged. It uses s.nextV (all −1) and
+// s.vmark (all false) as scratch and leaves them so.
+func (s *Solver) boundaryLoop(dst []int32, a, b int32) []int32 {
 	c, ps := s.c, &s.ps
 	touched, seen := s.touched[:0], s.touched2[:0]
-	nb, ok := 0, true
+	nb, nf, ok := 0, 0, true
 	start := int32(-1)
-	fs := ps.patchFaces(p)
-	for _, f := range fs {
-		t := c.Tris[f]
-		for k := 0; k < 3; k++ {
-			if v := t[k]; !s.vmark[v] {
-				s.vmark[v] = true
-				seen = append(seen, v)
+	for i, p := range [2]int32{a, b} {
+		if i == 1 && a == b {
+			break
+		}
+		for _, f := range ps.patchFaces(p) {
+			nf++
+			t := c.Tris[f]
+			for k := 0; k < 3; k++ {
+				if v := t[k]; !s.vmark[v] {
+					s.vmark[v] = true
+					seen = append(seen, v)
+				}
+				g := s.adj[f][k]
+				if g == -2 {
+					ok = false
+				}
+				if g >= 0 && (ps.of[g] == a || ps.of[g] == b) {
+					continue
+				}
+				u, v := t[k], t[(k+1)%3]
+				if s.nextV[u] >= 0 {
+					ok = false // two boundary edges leave u: a pinch
+					continue
+				}
+				s.nextV[u] = v
+				touched = append(touched, u)
+				start = u
+				nb++
 			}
-			g := s.adj[f][k]
-			if g == -2 {
-				ok = false
-			}
-			if g >= 0 && ps.of[g] == p {
-				continue
-			}
-			u, v := t[k], t[(k+1)%3]
-			if s.nextV[u] >= 0 {
-				ok = false // two boundary edges leave u: a pinch
-				continue
-			}
-			s.nextV[u] = v
-			touched = append(touched, u)
-			start = u
-			nb++
 		}
 	}
-	nf := len(fs)
 	if ok && nb > 0 && (3*nf+nb)%2 == 0 && len(seen)-(3*nf+nb)/2+nf == 1 {
 		n := len(dst)
 		dst = append(dst, start)
@@ -371,7 +469,14 @@ func (s *Solver) certify(k int, p int32) bool {
 		dx, dy := D[i][0]-dm[0], D[i][1]-dm[1]
 		dev2 = max(dev2, dx*dx+dy*dy)
 	}
-	if starShaped(P, D, dm) {
+	var cen [2]float64
+	for _, p := range P {
+		cen[0] += p[0]
+		cen[1] += p[1]
+	}
+	cen[0] /= float64(nb)
+	cen[1] /= float64(nb)
+	if starShaped(P, D, cen, dm) {
 		return true
 	}
 	mrel := 2 * math.Sqrt(dev2) // the most two boundary points move relative to each other
@@ -443,24 +548,17 @@ func (s *Solver) certify(k int, p int32) bool {
 }
 
 // starShaped reports whether the closed polygon P (moving by D over the
-// step) stays strictly star-shaped about its centroid (which moves by dm,
-// the mean of D) for all τ ∈ [0, 1], and so simple: every edge keeps a
-// positive orientation about the centroid, cross(p_i − c, p_{i+1} − c) > 0
-// (a quadratic in τ, its least value on [0, 1] exact), and at τ = 0 the
-// polygon winds once about it (exactly one edge crosses the ray from c
-// along +x: with every edge turning counter-clockwise about c, each
-// crossing adds one, and the winding cannot change while the orientations
-// stay positive). This is the O(b) test certify tries before the O(b²)
-// one; compact patches pass it.
-func starShaped(P, D [][2]float64, dm [2]float64) bool {
+// step) stays strictly star-shaped about the point c (moving by dc) for
+// all τ ∈ [0, 1], and so simple: every edge keeps a positive orientation
+// about it, cross(p_i − c, p_{i+1} − c) > 0 (a quadratic in τ, its least
+// value on [0, 1] exact), and at τ = 0 the polygon winds once about it
+// (exactly one edge crosses the ray from c along +x: with every edge
+// turning counter-clockwise about c, each crossing adds one, and the
+// winding cannot change while the orientations stay positive). This is
+// the O(b) test certifySet tries before the O(b²) one; compact patches
+// pass it about their centroid.
+func starShaped(P, D [][2]float64, c, dc [2]float64) bool {
 	nb := len(P)
-	var c [2]float64
-	for _, p := range P {
-		c[0] += p[0]
-		c[1] += p[1]
-	}
-	c[0] /= float64(nb)
-	c[1] /= float64(nb)
 	cross := 0
 	for i := 0; i < nb; i++ {
 		j := i + 1
@@ -469,8 +567,8 @@ func starShaped(P, D [][2]float64, dm [2]float64) bool {
 		}
 		ax, ay := P[i][0]-c[0], P[i][1]-c[1]
 		bx, by := P[j][0]-c[0], P[j][1]-c[1]
-		dax, day := D[i][0]-dm[0], D[i][1]-dm[1]
-		dbx, dby := D[j][0]-dm[0], D[j][1]-dm[1]
+		dax, day := D[i][0]-dc[0], D[i][1]-dc[1]
+		dbx, dby := D[j][0]-dc[0], D[j][1]-dc[1]
 		q0 := ax*by - ay*bx
 		q1 := ax*dby - ay*dbx + dax*by - day*bx
 		q2 := dax*dby - day*dbx
@@ -596,7 +694,9 @@ func (s *Solver) patchPairsChunk(k, lo, hi int) {
 // patchTestChunk runs narrowSelf on the triangle pairs of the patch pairs
 // of pieces [lo, hi) whose boxes (s.self) overlap: inside a patch every
 // pair once; across two patches the faces of each that meet the other's
-// box, paired. Each pair is kept as a candidate of the call (s.cand).
+// box, paired. Each list is sorted by the boxes' lower x, so that a face's
+// partners are scanned only up to the first beyond its box (a sweep along
+// x). Each pair is kept as a candidate of the call (s.cand).
 func (s *Solver) patchTestChunk(_, lo, hi int) {
 	ps := &s.ps
 	for l := lo; l < hi; l++ {
@@ -604,22 +704,42 @@ func (s *Solver) patchTestChunk(_, lo, hi int) {
 		sc := &ps.scratch[l]
 		for _, pr := range ps.pp[l] {
 			if pr.a == pr.b {
-				fs := ps.patchFaces(pr.a)
-				for i, f := range fs {
-					for _, g := range fs[i+1:] {
-						s.testSelfPair(l, out, f, g)
-					}
+				sc.a = s.sortByLoX(append(sc.a[:0], ps.patchFaces(pr.a)...))
+				for i, f := range sc.a {
+					s.sweepPairs(l, out, f, sc.a[i+1:])
 				}
 				continue
 			}
 			sc.a = s.facesMeeting(sc.a[:0], pr.a, pr.b)
-			sc.b = s.facesMeeting(sc.b[:0], pr.b, pr.a)
+			sc.b = s.sortByLoX(s.facesMeeting(sc.b[:0], pr.b, pr.a))
 			for _, f := range sc.a {
-				for _, g := range sc.b {
-					s.testSelfPair(l, out, f, g)
-				}
+				s.sweepPairs(l, out, f, sc.b)
 			}
 		}
+	}
+}
+
+// sortByLoX sorts faces by the lower x of their boxes (s.self), by
+// insertion: the lists are a patch or less.
+func (s *Solver) sortByLoX(fs []int32) []int32 {
+	lo := s.self.lo
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && lo[fs[j]].X < lo[fs[j-1]].X; j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
+	return fs
+}
+
+// sweepPairs tests face f against the faces gs (sorted by sortByLoX) up to
+// the first whose box starts beyond f's along x.
+func (s *Solver) sweepPairs(l int, out *[]pair, f int32, gs []int32) {
+	fx := s.self.hi[f].X
+	for _, g := range gs {
+		if s.self.lo[g].X > fx {
+			return
+		}
+		s.testSelfPair(l, out, f, g)
 	}
 }
 

@@ -18,8 +18,11 @@ func (s *Solver) pointVel(pr *pair, k int) (geom.Vec3, float64) {
 
 // npoints returns how many of a pair's points are used.
 func npoints(pr *pair) int {
-	if pr.kind == pairPlane {
+	switch pr.kind {
+	case pairPoint:
 		return 1
+	case pairFace:
+		return 3
 	}
 	return 4
 }
@@ -36,7 +39,7 @@ func npoints(pr *pair) int {
 // contact points (proximity) the angular momentum change (Σ w_k x_k)×J
 // vanishes too when μ = 0. It returns the normal impulse j = J·n, N·s.
 func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
-	var rel geom.Vec3
+	rel := pr.bv.Scale(-1)
 	den := 0.0
 	np := npoints(pr)
 	for k := 0; k < np; k++ {

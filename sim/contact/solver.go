@@ -20,16 +20,29 @@ type Cloth struct {
 }
 
 // Body is an obstacle over the step, moving rigidly (or not at all) from
-// From to To.
+// From to To: a triangle mesh (Tris), a round body (Radius > 0) or a
+// half-space (neither).
 type Body struct {
-	Tris     [][3]int32  // outward CCW; nil for a half-space
+	Tris     [][3]int32  // outward CCW; nil for a half-space or a round body
 	From, To []geom.Vec3 // vertex positions at t^n and t^{n+1}, m
 	Static   bool        // From == To and unchanged since the previous call with this body index: its hash grid is reused
 	Friction float64     // Coulomb μ between this body and the cloth
-	// Half-space (ground) when Tris is nil: points with (p − Point)·Normal < 0
-	// are inside. Normal need not be unit. A half-space does not move.
+	// Half-space (ground) when Tris is nil and Radius 0: points with
+	// (p − Point)·Normal < 0 are inside. Normal need not be unit. A
+	// half-space does not move.
 	Point, Normal geom.Vec3
+	// Round body (a sphere or a capsule) when Radius > 0 and Tris is nil:
+	// the points within Radius of the segment Core (both ends equal for a
+	// sphere) at t^n, of CoreTo at t^{n+1}, the ends moving linearly. It is
+	// handled analytically (round.go), which for a tessellated sphere or
+	// capsule whose vertices lie on its surface also keeps the cloth off
+	// the mesh: the solid contains the mesh.
+	Radius       float64
+	Core, CoreTo [2]geom.Vec3
 }
+
+// round reports whether b is a round body.
+func (b *Body) round() bool { return b.Tris == nil && b.Radius > 0 }
 
 // Stats reports what the last Resolve did.
 type Stats struct {
@@ -67,7 +80,8 @@ type Contact struct {
 const (
 	pairVF    uint8 = iota // ids[0] vertex, ids[1:4] face; n from face to vertex
 	pairEE                 // ids[0:2] edge A, ids[2:4] edge B; n from A to B
-	pairPlane              // ids[0] cloth vertex against half-space body
+	pairPoint              // ids[0] cloth vertex against an analytic body (half-space, round body); n out of the body
+	pairFace               // ids[0:3] cloth face at barycentric weights w[0:3] against a round body; n out of the body
 )
 
 type pair struct {
@@ -77,8 +91,9 @@ type pair struct {
 	ids     [4]int32
 	w       [4]float64
 	n       geom.Vec3
-	d       float64 // proximity: distance along n (negative when inside a body face); CCD: 0
-	t       float64 // CCD: time of impact in [0, 1]
+	bv      geom.Vec3 // pairPoint, pairFace: the body's velocity at the contact; the relative velocity is Σ w_k·v_k − bv
+	d       float64   // proximity: distance along n (negative when inside a body face); CCD: 0
+	t       float64   // CCD: time of impact in [0, 1]
 }
 
 // bodyState is what the solver keeps per body index between calls.
@@ -124,6 +139,8 @@ type Solver struct {
 	nextV             []int32
 	vmark             []bool
 	touched, touched2 []int32
+	faceOrder, psize  []int32
+	renum             []int32
 
 	// call state read by the parallel passes
 	c       *Cloth
@@ -153,6 +170,8 @@ type Solver struct {
 	detectC      func(k, lo, hi int)
 	detectB      func(k, lo, hi int)
 	detectP      func(k, lo, hi int)
+	detectRV     func(k, lo, hi int)
+	detectRF     func(k, lo, hi int)
 	// patches.go's passes, bound once (a method value allocates)
 	faceNormalsFn, certifyFn              func(k, lo, hi int)
 	patchPairsFn, patchTestFn, outgrownFn func(k, lo, hi int)
@@ -175,6 +194,8 @@ func NewSolver() *Solver {
 	s := &Solver{}
 	s.detectB = s.detectBodyChunk // bound once: a method value allocates
 	s.detectP = s.detectPlaneChunk
+	s.detectRV = s.detectRoundVertexChunk
+	s.detectRF = s.detectRoundFaceChunk
 	s.detectC = s.detectCandChunk
 	s.faceNormalsFn = s.faceNormalsChunk
 	s.certifyFn = s.certifyChunk
@@ -276,7 +297,7 @@ func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, 
 				s.stats.Proximity++
 			}
 			j := s.repulse(pr)
-			if pr.body >= 0 && pr.bodyPts&1 == 0 && (pr.kind == pairVF || pr.kind == pairPlane) {
+			if pr.body >= 0 && pr.bodyPts&1 == 0 && (pr.kind == pairVF || pr.kind == pairPoint) {
 				s.contacts = append(s.contacts, Contact{Vertex: pr.ids[0], Body: int(pr.body), Normal: pr.n, Impulse: j})
 			}
 		}
@@ -375,7 +396,16 @@ func checkInput(c *Cloth, bodies []Body, dt float64) error {
 	}
 	for b := range bodies {
 		bd := &bodies[b]
-		if bd.Tris == nil {
+		if !(bd.Radius >= 0) || math.IsInf(bd.Radius, 0) {
+			return fmt.Errorf("contact: body %d: radius %g", b, bd.Radius)
+		}
+		if bd.round() {
+			for _, p := range [4]geom.Vec3{bd.Core[0], bd.Core[1], bd.CoreTo[0], bd.CoreTo[1]} {
+				if !p.IsFinite() {
+					return fmt.Errorf("contact: body %d: core not finite", b)
+				}
+			}
+		} else if bd.Tris == nil {
 			if !bd.Point.IsFinite() || !bd.Normal.IsFinite() || bd.Normal.Norm() == 0 {
 				return fmt.Errorf("contact: body %d: half-space point or normal not finite or zero", b)
 			}
@@ -515,6 +545,10 @@ func (s *Solver) prepareBodies() {
 	for b := range s.bs {
 		bd, st := &s.bs[b], &s.bodies[b]
 		st.fitted = false
+		if bd.round() {
+			s.prepareRound(b)
+			continue
+		}
 		if bd.Tris == nil {
 			st.built, st.moving = false, false
 			st.tris = st.tris[:0]

@@ -332,7 +332,11 @@ func (s *Solver) bodyField(b int) [4]geom.Vec3 {
 	bd := &s.bs[b]
 	var g [4][4]float64
 	var rhs [4]geom.Vec3
-	for i, x := range bd.From {
+	pts := bd.From
+	if bd.round() {
+		pts = bd.Core[:] // st.vel holds the core ends' velocities
+	}
+	for i, x := range pts {
 		q := [4]float64{x.X, x.Y, x.Z, 1}
 		for a := 0; a < 4; a++ {
 			for c := 0; c < 4; c++ {

@@ -176,6 +176,23 @@ func (o *Obstacle) Plane(t float64) (point, normal geom.Vec3) {
 	return P.Trans, P.Rot.Rotate(geom.Vec3{Y: 1})
 }
 
+// Core returns, for a round obstacle, the segment whose points within
+// radius make up the solid, in world coordinates at pose P: a Sphere's
+// centre (a = b), a Capsule's axis from end to end. ok is false for the
+// other kinds. Since the tessellation's vertices lie on the surface of
+// these convex solids (Tris), anything outside the analytic solid is
+// outside the mesh: the contact pipeline handles them from the core alone.
+func (o *Obstacle) Core(P Pose) (a, b geom.Vec3, radius float64, ok bool) {
+	switch o.Kind {
+	case Sphere:
+		return P.Trans, P.Trans, o.radius, true
+	case Capsule:
+		e := geom.Vec3{Y: o.height / 2}
+		return P.Apply(e.Scale(-1)), P.Apply(e), o.radius, true
+	}
+	return geom.Vec3{}, geom.Vec3{}, 0, false
+}
+
 // SignedDistance returns the signed distance d from world point p to the
 // obstacle's surface at time t, m (negative inside), and the unit outward
 // normal n of the surface at the closest point, which is the gradient of d

@@ -251,3 +251,37 @@ func ExampleSpec_Build() {
 	fmt.Printf("%s: d = %.2f m, n = %v, μ = %.1f\n", o.Name(), d, n, o.Friction)
 	// Output: sphere: d = 0.50 m, n = {0 1 0}, μ = 0.3
 }
+
+// TestCore checks that the core of the round shapes, in a random pose,
+// gives their signed distance: |p − closest point of the segment| − radius
+// equals SignedDistance at random points, and that the other kinds have
+// none.
+func TestCore(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 4))
+	for _, s := range defaultShapes {
+		s.Position = [3]float64{0.3, -0.2, 0.1}
+		s.Axis = &[3]float64{0.3, 0.8, -0.5}
+		s.Angle = 37
+		o := mustBuild(t, s)
+		a, b, rad, ok := o.Core(o.Pose(0))
+		if round := s.Kind == "sphere" || s.Kind == "capsule"; ok != round {
+			t.Fatalf("%s: Core ok=%v", s.Name, ok)
+		}
+		if !ok {
+			continue
+		}
+		for i := 0; i < 200; i++ {
+			p := geom.Vec3{X: r.NormFloat64(), Y: r.NormFloat64(), Z: r.NormFloat64()}.Scale(0.5)
+			ab := b.Sub(a)
+			u := 0.0
+			if l2 := ab.Dot(ab); l2 > 0 {
+				u = math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/l2))
+			}
+			got := p.Sub(a.Add(ab.Scale(u))).Norm() - rad
+			want, _ := o.SignedDistance(p, 0)
+			if math.Abs(got-want) > 1e-12 {
+				t.Fatalf("%s: at %v the core gives %v, SignedDistance %v", s.Name, p, got, want)
+			}
+		}
+	}
+}
