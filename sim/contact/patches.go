@@ -2,6 +2,7 @@ package contact
 
 import (
 	"math"
+	"slices"
 
 	"drape/sim/geom"
 	"drape/sim/parallel"
@@ -80,24 +81,45 @@ const patchSize = 24
 // are slivers decided by round-off, out of the certificates.
 const coneMargin = 0.1
 
-// patchSet is the partition of the cloth's faces into patches and their
-// boundary loops, rebuilt with the topology, and the certificates and
-// boxes of the current call.
+// patchSet is the partition of the cloth's faces into patches, the
+// hierarchy of clusters above them (levels), rebuilt with the topology,
+// and the certificates and boxes of the current call.
 type patchSet struct {
-	of              []int32 // per face slot: its patch; −1 for a free slot
-	start, faces    []int32 // patch p's faces: faces[start[p]:start[p+1]]
-	loopStart, loop []int32 // patch p's boundary loop (vertex slots in face order); empty: not a disk
+	of           []int32 // per face slot: its patch; −1 for a free slot
+	start, faces []int32 // patch p's faces: faces[start[p]:start[p+1]]
+	// levels[0] are the patches themselves; levels[k] groups up to
+	// groupSize adjacent clusters of levels[k−1] into one.
+	levels []clusterLevel
 
 	// per call
 	n0, n1, n2 []geom.Vec3 // per face: N(τ) = n0 + τ·n1 + τ²·n2 over the step
-	safe       []bool      // certificates for the current velocities
-	had        []bool      // certified when the proximity pass culled its pairs (so they are not candidates)
-	redo       []bool      // per patch: a vertex changed since it was certified
 	pout       []bool      // per patch: it has a face outgrown in this pass (selfOutgrown)
 	g          grid        // over the patch boxes (g.lo, g.hi: the union of their faces' boxes)
 	pp         [parallel.Chunks][]patchPair
-	scratch    [parallel.Chunks]patchScratch
+	// culled: the patch pairs whose boxes overlapped in the proximity pass
+	// but whose triangle pairs a certificate culled; recertify turns those
+	// no longer covered into candidate pairs.
+	culled  [parallel.Chunks][]patchPair
+	scratch [parallel.Chunks]patchScratch
 }
+
+// clusterLevel is one level of the hierarchy: clusters of faces, each
+// with its boundary loop (empty: not a disk, never certified) and its
+// certificate for the current velocities.
+type clusterLevel struct {
+	label           []int32 // per face slot: its cluster; −1 for a free slot
+	ofPatch         []int32 // per patch: its cluster
+	start, faces    []int32 // cluster c's faces: faces[start[c]:start[c+1]]
+	loopStart, loop []int32 // cluster c's boundary loop, vertex slots in face order
+	safe, redo      []bool  // certified; a vertex changed since (recertify)
+}
+
+// groupSize is how many clusters of one level make one of the next, and
+// maxLevels caps the levels (24 × 4³ ≈ 1500 faces at the top).
+const (
+	groupSize = 4
+	maxLevels = 4
+)
 
 // patchPair is a pair of patches whose boxes overlap and whose triangle
 // pairs are tested (a == b: inside an uncertified patch).
@@ -109,6 +131,14 @@ type patchScratch struct {
 	a, b        []int32
 	proj, pdisp [][2]float64
 	rot         []float64
+	order       []sortKey
+}
+
+// sortKey orders certify's boundary segments by the lower x of their
+// boxes.
+type sortKey struct {
+	x float64
+	i int32
 }
 
 // faceAdjacency sets s.adj: per face slot, the face across each edge
@@ -281,15 +311,135 @@ func (s *Solver) buildPatches() {
 		s.nextV[i] = -1
 	}
 	s.vmark = grow(s.vmark, len(c.X))
-	ps.loopStart, ps.loop = ps.loopStart[:0], ps.loop[:0]
-	for p := 0; p < np; p++ {
-		ps.loopStart = append(ps.loopStart, int32(len(ps.loop)))
-		ps.loop = s.boundaryLoop(ps.loop, int32(p), int32(p))
-	}
-	ps.loopStart = append(ps.loopStart, int32(len(ps.loop)))
-
-	ps.safe, ps.had, ps.redo = grow(ps.safe, np), grow(ps.had, np), grow(ps.redo, np)
 	ps.n0, ps.n1, ps.n2 = grow(ps.n0, nf), grow(ps.n1, nf), grow(ps.n2, nf)
+	// Level 0: the patches.
+	for len(ps.levels) < 1 {
+		ps.levels = append(ps.levels, clusterLevel{})
+	}
+	L := &ps.levels[0]
+	L.label = append(L.label[:0], ps.of...)
+	L.start = append(L.start[:0], ps.start...)
+	L.faces = append(L.faces[:0], ps.faces...)
+	L.ofPatch = grow(L.ofPatch, np)
+	for p := range L.ofPatch {
+		L.ofPatch[p] = int32(p)
+	}
+	s.finishLevel(0)
+	// Levels above: groups of adjacent clusters, until a level merges
+	// nothing or maxLevels.
+	nl := 1
+	for ; nl < maxLevels; nl++ {
+		if !s.groupLevel(nl) {
+			break
+		}
+	}
+	ps.levels = ps.levels[:nl]
+}
+
+// finishLevel finds the boundary loops of level k's clusters and sizes its
+// per-call flags.
+func (s *Solver) finishLevel(k int) {
+	L := &s.ps.levels[k]
+	nc := len(L.start) - 1
+	L.loopStart, L.loop = L.loopStart[:0], L.loop[:0]
+	for id := 0; id < nc; id++ {
+		L.loopStart = append(L.loopStart, int32(len(L.loop)))
+		L.loop = s.boundaryLoop(L.loop, k, int32(id))
+	}
+	L.loopStart = append(L.loopStart, int32(len(L.loop)))
+	L.safe, L.redo = grow(L.safe, nc), grow(L.redo, nc)
+}
+
+// groupLevel builds level k by grouping up to groupSize clusters of level
+// k−1 that are adjacent (share an edge), breadth-first in cluster order,
+// and reports whether it merged any.
+func (s *Solver) groupLevel(k int) bool {
+	c, ps := s.c, &s.ps
+	if len(ps.levels) <= k {
+		ps.levels = append(ps.levels, clusterLevel{})
+	}
+	below, L := &ps.levels[k-1], &ps.levels[k]
+	nb := len(below.start) - 1
+	// Adjacency between the clusters below (CSR, each pair both ways).
+	pairs := s.pairScratch[:0]
+	for f, t := range c.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for _, g := range s.adj[f] {
+			if g >= 0 && below.label[f] != below.label[g] {
+				pairs = append(pairs, patchPair{below.label[f], below.label[g]})
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(x, y patchPair) int {
+		if x.a != y.a {
+			return int(x.a - y.a)
+		}
+		return int(x.b - y.b)
+	})
+	pairs = slices.Compact(pairs)
+	s.pairScratch = pairs
+	group := grow(s.renum, nb)
+	for i := range group {
+		group[i] = -1
+	}
+	ng := int32(0)
+	queue := s.touched[:0]
+	first := func(x int32) int { // pairs are sorted by a
+		i, _ := slices.BinarySearchFunc(pairs, x, func(p patchPair, x int32) int { return int(p.a - x) })
+		return i
+	}
+	for x := int32(0); x < int32(nb); x++ {
+		if group[x] >= 0 {
+			continue
+		}
+		group[x] = ng
+		queue = append(queue[:0], x)
+		for i := 0; i < len(queue) && len(queue) < groupSize; i++ {
+			for j := first(queue[i]); j < len(pairs) && pairs[j].a == queue[i] && len(queue) < groupSize; j++ {
+				if y := pairs[j].b; group[y] < 0 {
+					group[y] = ng
+					queue = append(queue, y)
+				}
+			}
+		}
+		ng++
+	}
+	s.touched, s.renum = queue, group
+	if int(ng) == nb {
+		return false
+	}
+	L.label = grow(L.label, len(c.Tris))
+	L.start = grow(L.start, int(ng)+1)
+	clear(L.start)
+	for f := range c.Tris {
+		L.label[f] = -1
+		if b := below.label[f]; b >= 0 {
+			L.label[f] = group[b]
+			L.start[group[b]+1]++
+		}
+	}
+	for i := 1; i <= int(ng); i++ {
+		L.start[i] += L.start[i-1]
+	}
+	L.faces = grow(L.faces, int(L.start[ng]))
+	for f, id := range L.label {
+		if id >= 0 {
+			L.faces[L.start[id]] = int32(f)
+			L.start[id]++
+		}
+	}
+	for i := int(ng); i > 0; i-- {
+		L.start[i] = L.start[i-1]
+	}
+	L.start[0] = 0
+	L.ofPatch = grow(L.ofPatch, len(ps.start)-1)
+	for p := range L.ofPatch {
+		L.ofPatch[p] = group[below.ofPatch[p]]
+	}
+	s.finishLevel(k)
+	return true
 }
 
 // keepsDisk reports whether adding face g to patch id (a disk) leaves it
@@ -320,48 +470,44 @@ func (s *Solver) keepsDisk(g, id int32) bool {
 // patchFaces returns patch p's faces.
 func (ps *patchSet) patchFaces(p int32) []int32 { return ps.faces[ps.start[p]:ps.start[p+1]] }
 
-// boundaryLoop appends to dst the boundary loop of the faces of patches a
-// and b (a == b: one patch), the vertex slots in the faces' orientation,
-// when they form a topological disk: no non-manifold edge, V − E + F = 1
-// and one boundary loop through every boundary edge, each boundary vertex
-// once. Otherwise it returns dst unchanged. It uses s.nextV (all −1) and
-// s.vmark (all false) as scratch and leaves them so.
-func (s *Solver) boundaryLoop(dst []int32, a, b int32) []int32 {
-	c, ps := s.c, &s.ps
+// boundaryLoop appends to dst the boundary loop of cluster id of level k,
+// the vertex slots in the faces' orientation, when it is a topological
+// disk: no non-manifold edge, V − E + F = 1 and one boundary loop through
+// every boundary edge, each boundary vertex once. Otherwise it returns dst
+// unchanged. It uses s.nextV (all −1) and s.vmark (all false) as scratch
+// and leaves them so.
+func (s *Solver) boundaryLoop(dst []int32, k int, id int32) []int32 {
+	c, L := s.c, &s.ps.levels[k]
 	touched, seen := s.touched[:0], s.touched2[:0]
-	nb, nf, ok := 0, 0, true
+	nb, ok := 0, true
 	start := int32(-1)
-	for i, p := range [2]int32{a, b} {
-		if i == 1 && a == b {
-			break
-		}
-		for _, f := range ps.patchFaces(p) {
-			nf++
-			t := c.Tris[f]
-			for k := 0; k < 3; k++ {
-				if v := t[k]; !s.vmark[v] {
-					s.vmark[v] = true
-					seen = append(seen, v)
-				}
-				g := s.adj[f][k]
-				if g == -2 {
-					ok = false
-				}
-				if g >= 0 && (ps.of[g] == a || ps.of[g] == b) {
-					continue
-				}
-				u, v := t[k], t[(k+1)%3]
-				if s.nextV[u] >= 0 {
-					ok = false // two boundary edges leave u: a pinch
-					continue
-				}
-				s.nextV[u] = v
-				touched = append(touched, u)
-				start = u
-				nb++
+	fs := L.faces[L.start[id]:L.start[id+1]]
+	for _, f := range fs {
+		t := c.Tris[f]
+		for j := 0; j < 3; j++ {
+			if v := t[j]; !s.vmark[v] {
+				s.vmark[v] = true
+				seen = append(seen, v)
 			}
+			g := s.adj[f][j]
+			if g == -2 {
+				ok = false
+			}
+			if g >= 0 && L.label[g] == id {
+				continue
+			}
+			u, v := t[j], t[(j+1)%3]
+			if s.nextV[u] >= 0 {
+				ok = false // two boundary edges leave u: a pinch
+				continue
+			}
+			s.nextV[u] = v
+			touched = append(touched, u)
+			start = u
+			nb++
 		}
 	}
+	nf := len(fs)
 	if ok && nb > 0 && (3*nf+nb)%2 == 0 && len(seen)-(3*nf+nb)/2+nf == 1 {
 		n := len(dst)
 		dst = append(dst, start)
@@ -395,7 +541,7 @@ func (s *Solver) faceNormalsChunk(_, lo, hi int) {
 	dt := s.dt
 	for f := lo; f < hi; f++ {
 		t := c.Tris[f]
-		if t[0] < 0 || !s.allCert && !ps.redo[ps.of[f]] {
+		if t[0] < 0 || !s.allCert && !ps.levels[0].redo[ps.of[f]] {
 			continue
 		}
 		a := c.X[t[0]]
@@ -408,17 +554,18 @@ func (s *Solver) faceNormalsChunk(_, lo, hi int) {
 	}
 }
 
-// certify reports whether patch p is certified free of self-intersection
-// over the step (see the top of this file), from ps.n0..n2 and the
-// velocities; k is the piece whose scratch it may use.
-func (s *Solver) certify(k int, p int32) bool {
+// certify reports whether cluster id of level lv is certified free of
+// self-intersection over the step (see the top of this file), from
+// ps.n0..n2 and the velocities; k is the piece whose scratch it may use.
+func (s *Solver) certify(k, lv int, id int32) bool {
 	ps, c := &s.ps, s.c
-	loop := ps.loop[ps.loopStart[p]:ps.loopStart[p+1]]
+	L := &ps.levels[lv]
+	loop := L.loop[L.loopStart[id]:L.loopStart[id+1]]
 	nb := len(loop)
 	if nb < 3 {
 		return false
 	}
-	fs := ps.patchFaces(p)
+	fs := L.faces[L.start[id]:L.start[id+1]]
 	// The cone axis: the area-weighted mean normal at τ = 0 and τ = 1.
 	var n geom.Vec3
 	for _, f := range fs {
@@ -503,8 +650,12 @@ func (s *Solver) certify(k int, p int32) bool {
 	// 2π or more (a fan wrapped past itself), like every branch point
 	// inside, adds 2π to Σ φ_i: Σ φ_i = 2π rules both out, and then
 	// θ_i < 2π − (turn of its two segments) keeps them from folding onto
-	// each other over the step: φ_i > rot_in + rot_out − π.
-	turn := 0.0
+	// each other over the step: φ_i > rot_in + rot_out − π. Both without
+	// an angle: the second as cos φ_i > −1 + (rot_in + rot_out)²/2 (which
+	// implies it, cos being ≥ 1 − x²/2), and then |φ_i| < π, so the
+	// direction turns the short way and Σ φ_i / 2π is the number of times
+	// it passes +x counter-clockwise, less the times clockwise.
+	turns := 0
 	for i := 0; i < nb; i++ {
 		h := i - 1
 		if h < 0 {
@@ -516,27 +667,54 @@ func (s *Solver) certify(k int, p int32) bool {
 		}
 		ax, ay := P[i][0]-P[h][0], P[i][1]-P[h][1]
 		bx, by := P[j][0]-P[i][0], P[j][1]-P[i][1]
-		phi := math.Atan2(ax*by-ay*bx, ax*bx+ay*by)
-		if !(phi > sc.rot[h]+sc.rot[i]-math.Pi) {
+		cr, dot := ax*by-ay*bx, ax*bx+ay*by
+		rt := sc.rot[h] + sc.rot[i]
+		if !(dot > (-1+0.5*rt*rt)*math.Sqrt((ax*ax+ay*ay)*(bx*bx+by*by))) {
 			return false
 		}
-		turn += phi
+		switch {
+		case ay < 0 && by >= 0 && cr > 0:
+			turns++
+		case ay >= 0 && by < 0 && cr < 0:
+			turns--
+		}
 	}
-	if math.Abs(turn-2*math.Pi) > 1 {
+	if turns != 1 {
 		return false
 	}
-	// Non-adjacent segments: farther apart than mrel at τ = 0.
-	for i := 0; i < nb; i++ {
-		p0, p1 := P[i], P[(i+1)%nb]
-		alo0, alo1 := min(p0[0], p1[0])-mrel, min(p0[1], p1[1])-mrel
-		ahi0, ahi1 := max(p0[0], p1[0])+mrel, max(p0[1], p1[1])+mrel
-		last := nb
-		if i == 0 {
-			last = nb - 1 // the closing segment is adjacent to the first
+	// Non-adjacent segments: farther apart than mrel at τ = 0. A sweep
+	// along x over the segments' boxes (grown by mrel) finds the pairs to
+	// measure in O(b log b) rather than all b²/2 of them: a loop crosses a
+	// vertical line only a few times, so few boxes overlap in x.
+	sc.order = grow(sc.order, nb)
+	for i := range sc.order {
+		j := next(int32(i), nb)
+		sc.order[i] = sortKey{min(P[i][0], P[j][0]), int32(i)}
+	}
+	slices.SortFunc(sc.order, func(a, b sortKey) int {
+		switch {
+		case a.x < b.x:
+			return -1
+		case a.x > b.x:
+			return 1
 		}
-		for j := i + 2; j < last; j++ {
-			q0, q1 := P[j], P[j+1-nb*((j+1)/nb)]
-			if max(q0[0], q1[0]) < alo0 || min(q0[0], q1[0]) > ahi0 || max(q0[1], q1[1]) < alo1 || min(q0[1], q1[1]) > ahi1 {
+		return int(a.i - b.i)
+	})
+	for oi, ki := range sc.order {
+		i := ki.i
+		p0, p1 := P[i], P[next(i, nb)]
+		ahi0 := max(p0[0], p1[0]) + mrel
+		alo1, ahi1 := min(p0[1], p1[1])-mrel, max(p0[1], p1[1])+mrel
+		for _, kj := range sc.order[oi+1:] {
+			if kj.x > ahi0 {
+				break
+			}
+			j := kj.i
+			q0, q1 := P[j], P[next(j, nb)]
+			if d := i - j; d == 1 || d == -1 || d == int32(nb-1) || d == 1-int32(nb) {
+				continue // adjacent: the turning test above
+			}
+			if max(q0[1], q1[1]) < alo1 || min(q0[1], q1[1]) > ahi1 {
 				continue
 			}
 			if !(segmentDistance2(p0, p1, q0, q1) > mrel) {
@@ -545,6 +723,14 @@ func (s *Solver) certify(k int, p int32) bool {
 		}
 	}
 	return true
+}
+
+// next returns i + 1 modulo n.
+func next(i int32, n int) int32 {
+	if int(i)+1 == n {
+		return 0
+	}
+	return i + 1
 }
 
 // starShaped reports whether the closed polygon P (moving by D over the
@@ -596,28 +782,59 @@ func segmentDistance2(p0, p1, q0, q1 [2]float64) float64 {
 	return d
 }
 
-// certifyPatches certifies every patch (all) or those marked redo, in
-// parallel.
+// certifyPatches certifies every cluster of every level (all) or those
+// marked redo, level by level (a cluster is certified only if the
+// clusters it groups are), in parallel.
 func (s *Solver) certifyPatches(all bool) {
 	s.allCert = all
 	parallel.ForChunks(len(s.c.Tris), s.faceNormalsFn)
-	parallel.ForChunksBalanced(len(s.ps.start)-1, s.certifyFn)
+	for s.certLevel = range s.ps.levels {
+		parallel.ForChunksBalanced(len(s.ps.levels[s.certLevel].start)-1, s.certifyFn)
+	}
 }
 
 func (s *Solver) certifyChunk(k, lo, hi int) {
-	ps := &s.ps
-	for p := lo; p < hi; p++ {
-		if s.allCert || ps.redo[p] {
-			ps.safe[p] = s.certify(k, int32(p))
+	lv := s.certLevel
+	L := &s.ps.levels[lv]
+	for id := lo; id < hi; id++ {
+		if s.allCert || L.redo[id] {
+			L.safe[id] = s.childrenSafe(lv, int32(id)) && s.certify(k, lv, int32(id))
 		}
 	}
 }
 
+// childrenSafe reports whether every cluster of level lv−1 inside cluster
+// id of level lv is certified (true at level 0): a cluster that holds an
+// uncertified one would fail its own test.
+func (s *Solver) childrenSafe(lv int, id int32) bool {
+	if lv == 0 {
+		return true
+	}
+	L, below := &s.ps.levels[lv], &s.ps.levels[lv-1]
+	for _, f := range L.faces[L.start[id]:L.start[id+1]] {
+		if !below.safe[below.label[f]] {
+			return false
+		}
+	}
+	return true
+}
+
+// culledPatchPair reports whether patches p and q (p == q: one patch) lie
+// in one certified cluster at some level.
+func (s *Solver) culledPatchPair(p, q int32) bool {
+	for k := range s.ps.levels {
+		L := &s.ps.levels[k]
+		if a := L.ofPatch[p]; a == L.ofPatch[q] && L.safe[a] {
+			return true
+		}
+	}
+	return false
+}
+
 // culledPair reports whether cloth faces f and g lie in one certified
-// patch.
+// cluster.
 func (s *Solver) culledPair(f, g int32) bool {
-	a := s.ps.of[f]
-	return a == s.ps.of[g] && s.ps.safe[a]
+	return s.culledPatchPair(s.ps.of[f], s.ps.of[g])
 }
 
 // patchBoxes sets each patch's box (ps.g.lo, hi) to the union of its
@@ -652,21 +869,23 @@ func (s *Solver) selfPatches() {
 	ps := &s.ps
 	np := len(ps.start) - 1
 	s.certifyPatches(true)
-	copy(ps.had, ps.safe)
 	ps.g.build(s.patchCell)
 	parallel.ForChunksBalanced(np, s.patchPairsFn)
 	parallel.ForChunksBalanced(parallel.Chunks, s.patchTestFn)
 }
 
 // patchPairsChunk lists, for the patches p ∈ [lo, hi), the patch pairs
-// (p, p) when p is not certified and (p, q), q > p, whose boxes overlap.
+// (p, p) and (p, q), q > p, whose boxes overlap: to test (ps.pp) or, when
+// a certified cluster holds both, culled (ps.culled).
 func (s *Solver) patchPairsChunk(k, lo, hi int) {
 	ps := &s.ps
 	g := &ps.g
-	out := ps.pp[k][:0]
+	out, cul := ps.pp[k][:0], ps.culled[k][:0]
 	for p := lo; p < hi; p++ {
-		if !ps.safe[p] {
-			out = append(out, patchPair{int32(p), int32(p)})
+		if pr := (patchPair{int32(p), int32(p)}); s.culledPatchPair(pr.a, pr.b) {
+			cul = append(cul, pr)
+		} else {
+			out = append(out, pr)
 		}
 		qlo, qhi := g.lo[p], g.hi[p]
 		x0, y0, z0 := g.cellOf(qlo)
@@ -680,15 +899,20 @@ func (s *Solver) patchPairsChunk(k, lo, hi int) {
 							continue
 						}
 						prev = q
-						if g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
-							out = append(out, patchPair{int32(p), q})
+						if !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
+							continue
+						}
+						if pr := (patchPair{int32(p), q}); s.culledPatchPair(pr.a, pr.b) {
+							cul = append(cul, pr)
+						} else {
+							out = append(out, pr)
 						}
 					}
 				}
 			}
 		}
 	}
-	ps.pp[k] = out
+	ps.pp[k], ps.culled[k] = out, cul
 }
 
 // patchTestChunk runs narrowSelf on the triangle pairs of the patch pairs
@@ -766,21 +990,24 @@ func (s *Solver) testSelfPair(l int, out *[]pair, f, g int32) {
 }
 
 // recertify runs before a CCD pass with self-collision: it certifies again
-// the patches with a vertex whose velocity changed in the last pass, and
-// adds to the candidate pairs the triangle pairs of every patch that lost
-// the certificate under which the proximity pass culled them (their boxes
-// of that pass overlapping; distance bound 0, since the pass did not
-// measure it). A pair whose faces kept their velocities needs no test in
-// this pass even then: the old certificate covered exactly its
-// trajectories.
+// the clusters with a vertex whose velocity changed in the last pass, and
+// turns every patch pair the proximity pass culled that no certificate
+// covers now into candidate pairs (the triangle pairs whose boxes of that
+// pass overlapped; distance bound 0, since the pass did not measure it),
+// once. A pair whose faces kept their velocities needs no test in this
+// pass even then: the old certificate covered exactly its trajectories.
 func (s *Solver) recertify() {
 	c, ps := s.c, &s.ps
-	np := len(ps.start) - 1
 	any := false
-	clear(ps.redo)
+	for k := range ps.levels {
+		clear(ps.levels[k].redo)
+	}
 	for f, t := range c.Tris {
 		if t[0] >= 0 && (s.dirty[t[0]] || s.dirty[t[1]] || s.dirty[t[2]]) {
-			ps.redo[ps.of[f]] = true
+			for k := range ps.levels {
+				L := &ps.levels[k]
+				L.redo[L.label[f]] = true
+			}
 			any = true
 		}
 	}
@@ -788,17 +1015,29 @@ func (s *Solver) recertify() {
 		return
 	}
 	s.certifyPatches(false)
-	for p := 0; p < np; p++ {
-		if ps.had[p] && !ps.safe[p] {
-			ps.had[p] = false
-			l := p * parallel.Chunks / np
-			fs := ps.patchFaces(int32(p))
-			for i, f := range fs {
-				for _, g := range fs[i+1:] {
+	for l := range ps.culled {
+		kept := ps.culled[l][:0]
+		for _, pr := range ps.culled[l] {
+			if s.culledPatchPair(pr.a, pr.b) {
+				kept = append(kept, pr)
+				continue
+			}
+			if pr.a == pr.b {
+				fs := ps.patchFaces(pr.a)
+				for i, f := range fs {
+					for _, g := range fs[i+1:] {
+						s.addLost(l, f, g)
+					}
+				}
+				continue
+			}
+			for _, f := range ps.patchFaces(pr.a) {
+				for _, g := range ps.patchFaces(pr.b) {
 					s.addLost(l, f, g)
 				}
 			}
 		}
+		ps.culled[l] = kept
 	}
 }
 

@@ -44,23 +44,24 @@ func crossesOverStep(c *Cloth, faces []int32, dt float64) bool {
 	return false
 }
 
-// TestCertificateRandom deforms sheets by random smooth fields, from
-// gentle waves to crumples that fold the sheet through itself, with random
-// velocities, and checks every certified patch with the test's own
-// predicate: no two of its faces that share no vertex intersect at any of
-// 33 instants of the step. It also requires that the draw exercises both
-// outcomes: patches certified, and patches that intersect themselves
-// (which must then not be).
+// TestCertificateRandom deforms sheets of 288 faces by random smooth
+// fields, from gentle waves to crumples that fold the sheet through
+// itself, with random velocities, and checks every certified cluster of
+// every level (patches and the groups of patches above them) with the
+// test's own predicate: no two of its faces that share no vertex intersect
+// at any of 33 instants of the step. It also requires that the draw
+// exercises both outcomes on the first two levels: clusters certified,
+// and clusters that intersect themselves (which must then not be).
 func TestCertificateRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	const dt = 0.005
-	trials := 300
+	trials := 80
 	if testing.Short() {
-		trials = 60
+		trials = 25
 	}
-	certified, tangled, checked := 0, 0, 0
+	var certified, tangled, checked [maxLevels]int // per level of the hierarchy
 	for trial := 0; trial < trials; trial++ {
-		c := sheet(t, 0.3, 8, 0, 0, 0, geom.Vec3{})
+		c := sheet(t, 0.3, 12, 0, 0, 0, geom.Vec3{})
 		amp := 0.3 * math.Pow(rng.Float64(), 4) // up to the sheet's size: folds through itself
 		var waves [4][5]float64
 		for i := range waves {
@@ -98,25 +99,30 @@ func TestCertificateRandom(t *testing.T) {
 		}
 		s := certifiedPatches(c, dt)
 		ps := &s.ps
-		for p := int32(0); p < int32(len(ps.start)-1); p++ {
-			fs := ps.patchFaces(p)
-			crosses := crossesOverStep(c, fs, dt)
-			checked++
-			if crosses {
-				tangled++
-			}
-			if !ps.safe[p] {
-				continue
-			}
-			certified++
-			if crosses {
-				t.Fatalf("trial %d (amplitude %.3f m, speed %.2f m/s): patch %d is certified but its faces intersect during the step", trial, amp, vamp, p)
+		for lv := range ps.levels {
+			L := &ps.levels[lv]
+			for id := int32(0); id < int32(len(L.start)-1); id++ {
+				fs := L.faces[L.start[id]:L.start[id+1]]
+				crosses := crossesOverStep(c, fs, dt)
+				checked[lv]++
+				if crosses {
+					tangled[lv]++
+				}
+				if !L.safe[id] {
+					continue
+				}
+				certified[lv]++
+				if crosses {
+					t.Fatalf("trial %d (amplitude %.3f m, speed %.2f m/s): cluster %d of level %d is certified but its faces intersect during the step", trial, amp, vamp, id, lv)
+				}
 			}
 		}
 	}
-	t.Logf("%d patches: %d certified, %d intersecting themselves during the step", checked, certified, tangled)
-	if certified < checked/4 || tangled == 0 {
-		t.Errorf("the draw does not exercise the certificate: %d of %d certified, %d tangled", certified, checked, tangled)
+	for lv := range checked {
+		t.Logf("level %d: %d clusters, %d certified, %d intersecting themselves during the step", lv, checked[lv], certified[lv], tangled[lv])
+	}
+	if certified[0] < checked[0]/4 || tangled[0] == 0 || certified[1] == 0 || tangled[1] == 0 {
+		t.Errorf("the draw does not exercise the certificates: %v of %v certified, %v tangled", certified, checked, tangled)
 	}
 }
 
@@ -205,10 +211,55 @@ func TestCertificateAdversarial(t *testing.T) {
 					t.Fatalf("face %d normal %v: not in the cone the test means", f, n)
 				}
 			}
-			if ps.safe[0] != tc.want {
-				t.Errorf("certified: %v, want %v", ps.safe[0], tc.want)
+			if ps.levels[0].safe[0] != tc.want {
+				t.Errorf("certified: %v, want %v", ps.levels[0].safe[0], tc.want)
 			}
 		})
+	}
+}
+
+// TestCertificateHierarchy winds a strip of 96 faces one and a fifth turns
+// round a helix that cuts through itself (as in TestCertificateAdversarial,
+// normals within a narrow cone about +z): each 24-face patch is a short
+// arc of it, a graph, and must be certified; the clusters above that hold
+// the crossing turns must not be, and the pairs across them must stay
+// candidates (culledPair false).
+func TestCertificateHierarchy(t *testing.T) {
+	const dt, r, w, n = 0.005, 0.1, 0.02, 48
+	c := strip(n, func(i, j int) geom.Vec3 {
+		th := 2.4 * math.Pi * float64(i) / n
+		rr := r + w*float64(j)
+		return geom.Vec3{X: rr * math.Cos(th), Y: rr * math.Sin(th), Z: 0.002 * (th - 1.2*math.Pi) * (th - 1.2*math.Pi)}
+	})
+	all := make([]int32, len(c.Tris))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	if !crossesOverStep(c, all, dt) {
+		t.Fatal("the helix does not cut through itself: the test checks nothing")
+	}
+	s := certifiedPatches(c, dt)
+	ps := &s.ps
+	if len(ps.levels) < 2 {
+		t.Fatalf("%d levels, want patches and a level above", len(ps.levels))
+	}
+	for p, ok := range ps.levels[0].safe {
+		if !ok {
+			t.Errorf("patch %d (an arc of the helix) is not certified", p)
+		}
+	}
+	for lv := 1; lv < len(ps.levels); lv++ {
+		L := &ps.levels[lv]
+		for id, ok := range L.safe {
+			if fs := L.faces[L.start[id]:L.start[id+1]]; ok && crossesOverStep(c, fs, dt) {
+				t.Errorf("level %d cluster %d is certified but cuts through itself", lv, id)
+			}
+		}
+	}
+	// The first and last faces overlap in projection (the turns cross):
+	// their pair must not be culled.
+	if s.culledPair(0, int32(len(c.Tris)-1)) {
+		t.Error("the pair of the two ends is culled")
 	}
 }
 
@@ -249,13 +300,13 @@ func TestFoldOver(t *testing.T) {
 		if n := selfCrossings(c.X, c.Tris); n > 0 {
 			t.Fatalf("step %d: %d intersecting pairs (stats %+v)", step, n, st)
 		}
-		for p := range s.ps.safe {
-			if s.ps.safe[p] {
+		for p := range s.ps.levels[0].safe {
+			if s.ps.levels[0].safe[p] {
 				certified++
 			}
 		}
 	}
-	t.Logf("self proximity %d, CCD hits %d, zones %d; %d patch certificates over the run (%d patches)", sum.SelfProximity, sum.CCDHits, sum.Zones, certified, len(s.ps.safe))
+	t.Logf("self proximity %d, CCD hits %d, zones %d; %d patch certificates over the run (%d patches)", sum.SelfProximity, sum.CCDHits, sum.Zones, certified, len(s.ps.levels[0].safe))
 	if sum.CCDHits == 0 || sum.SelfProximity == 0 || certified == 0 {
 		t.Error("the layers never met, or nothing was certified: the test checks nothing")
 	}
@@ -281,7 +332,7 @@ func TestRecertify(t *testing.T) {
 	s := kernelSolver(c, nil, p)
 	s.mode = modeProximity
 	s.detect()
-	if !s.ps.safe[0] {
+	if !s.ps.levels[0].safe[0] {
 		t.Fatal("the resting strip is not certified: the test checks nothing")
 	}
 	// The last quad (vertices 22–25) swings back over the strip and down
@@ -306,7 +357,7 @@ func TestRecertify(t *testing.T) {
 	if n := s.detect(); n == 0 {
 		t.Error("the CCD pass found no collision: the stale certificate culled it")
 	}
-	if s.ps.safe[0] {
+	if s.ps.levels[0].safe[0] {
 		t.Error("the patch is still certified")
 	}
 }

@@ -135,11 +135,13 @@ type Solver struct {
 	// patch scratch
 	patchCell         float64 // cell side of the patch grid this call
 	pnear             []bool  // per patch: near the current body (patchNearChunk)
-	allCert           bool    // certifyPatches: every patch, or those marked redo
+	allCert           bool    // certifyPatches: every cluster, or those marked redo
+	certLevel         int     // certifyPatches: the level certifyChunk works on
 	nextV             []int32
 	vmark             []bool
 	touched, touched2 []int32
 	faceOrder, psize  []int32
+	pairScratch       []patchPair
 	renum             []int32
 
 	// call state read by the parallel passes
