@@ -71,7 +71,6 @@ func (s *Solver) detect() int {
 	for k := range s.chunk {
 		s.chunk[k] = s.chunk[k][:0]
 	}
-	s.fquery = s.fdirty
 	if s.mode == modeProximity {
 		// Keep the triangle pairs and boxes for the CCD passes.
 		s.collect = true
@@ -84,30 +83,21 @@ func (s *Solver) detect() int {
 		copy(s.candHi, s.self.hi)
 		s.patchCell = s.patchBoxes()
 	} else if s.collect = false; len(s.candLo) == nf {
-		// CCD pass: reuse the proximity query's triangle pairs for the
-		// triangles whose boxes it still covers; the others (fout) query
-		// the grids again.
+		// CCD pass: the candidate pairs serve, extended for the faces
+		// whose boxes outgrew theirs (extendCand).
 		if s.p.SelfCollision {
 			s.recertify()
 		}
-		anyOut := s.outgrown()
-		s.fquery = s.fout
-		parallel.ForChunksBalanced(parallel.Chunks, s.detectC)
-		if !anyOut {
-			s.detectPlanes()
-			return s.count()
+		if s.outgrown() {
+			s.extendCand()
 		}
+		parallel.ForChunksBalanced(parallel.Chunks, s.detectC)
+		s.detectPlanes()
+		return s.count()
 	} else {
 		// A CCD pass without a proximity pass before it (the kernel
-		// benchmarks): every face queries, as if outgrown.
-		s.fout = grow(s.fout, nf)
-		for f, t := range c.Tris {
-			s.fout[f] = t[0] >= 0
-		}
+		// benchmarks): every face queries.
 		s.patchCell = s.patchBoxes()
-		if s.p.SelfCollision {
-			s.certifyPatches(true)
-		}
 	}
 	s.detectPlanes()
 	for b := range s.bs {
@@ -120,10 +110,8 @@ func (s *Solver) detect() int {
 			parallel.ForChunksBalanced(nf, s.detectB)
 		}
 	}
-	if s.p.SelfCollision && s.mode == modeProximity {
+	if s.p.SelfCollision {
 		s.selfPatches()
-	} else if s.p.SelfCollision {
-		s.selfOutgrown()
 	}
 	return s.count()
 }
@@ -196,20 +184,24 @@ type cand struct {
 
 // outgrown sets fout[f] for every live cloth triangle whose swept box
 // (now, with the velocities after the proximity impulses and the passes
-// since) is not inside the box it had in the proximity query,
-// (x^n ∪ x^n + Δt·v^{n+½}) ± h/2, and reports whether there is one. A pair
-// of boxes inside their old ones that overlaps now overlapped then, so
-// every CCD pass runs on the proximity query's triangle pairs for them
-// (detectCandChunk) instead of querying the grids again (Bridson et al. §6
-// likewise use one candidate set for proximity and collisions); only the
-// outgrown triangles query the grids (detectBodyChunk, selfOutgrown).
-// The repulsion alone moves a vertex by 0.1·h over the step, but the
-// inelastic part of the proximity response stacked over a vertex's pairs
-// can move it further (measured on a 20000-triangle sheet resting on a
-// 20480-face sphere: 5 % of the triangles outgrow their boxes).
+// since) is not inside its candidate box (candLo, candHi: at first its box
+// of the proximity query, (x^n ∪ x^n + Δt·v^{n+½}) ± h/2), keeps its old
+// candidate box (oldLo, oldHi), grows the candidate box to hold the
+// current one with the same margin again, and reports whether there is
+// one. A pair of boxes inside their candidate boxes that overlaps now
+// overlapped then, so the candidate pairs serve every CCD pass (Bridson et
+// al. §6 likewise use one candidate set for proximity and collisions);
+// extendCand adds the pairs an outgrown box brings. The repulsion alone
+// moves a vertex by 0.1·h over the step, but the inelastic part of the
+// proximity response stacked over a vertex's pairs, and impact zones, can
+// move it further.
 func (s *Solver) outgrown() bool {
 	any := false
-	s.fout = grow(s.fout, len(s.c.Tris))
+	nf := len(s.c.Tris)
+	s.fout = grow(s.fout, nf)
+	s.oldLo, s.oldHi = grow(s.oldLo, nf), grow(s.oldHi, nf)
+	m := 0.5 * s.p.Thickness
+	mv := geom.Vec3{X: m, Y: m, Z: m}
 	for f, t := range s.c.Tris {
 		s.fout[f] = false
 		if t[0] < 0 {
@@ -218,28 +210,146 @@ func (s *Solver) outgrown() bool {
 		lo, hi, olo, ohi := s.self.lo[f], s.self.hi[f], s.candLo[f], s.candHi[f]
 		if lo.X < olo.X || lo.Y < olo.Y || lo.Z < olo.Z || hi.X > ohi.X || hi.Y > ohi.Y || hi.Z > ohi.Z {
 			s.fout[f], any = true, true
+			s.oldLo[f], s.oldHi[f] = olo, ohi
+			s.candLo[f], s.candHi[f] = vmin(olo, lo.Sub(mv)), vmax(ohi, hi.Add(mv))
 		}
 	}
 	return any
 }
 
+// extendCand adds to the candidate pairs those of the outgrown faces
+// (outgrown) whose grown candidate boxes meet a cloth face's or a body
+// face's and did not before (the others are candidates already, or lie in
+// a patch pair the proximity pass culled, which recertify tends): against
+// the cloth through the patch grid, its boxes grown with their faces',
+// against each mesh body through its grid. They are tested in this pass
+// and the next ones like the others (distance bound 0: not measured).
+func (s *Solver) extendCand() {
+	c, ps := s.c, &s.ps
+	np := len(ps.start) - 1
+	if s.p.SelfCollision {
+		ps.pout = grow(ps.pout, np)
+		clear(ps.pout)
+		for f, t := range c.Tris {
+			if t[0] < 0 || !s.fout[f] {
+				continue
+			}
+			p := ps.of[f]
+			ps.pout[p] = true
+			ps.g.lo[p], ps.g.hi[p] = vmin(ps.g.lo[p], s.candLo[f]), vmax(ps.g.hi[p], s.candHi[f])
+		}
+		ps.g.build(s.patchCell)
+		parallel.ForChunksBalanced(np, s.extendSelfFn)
+	}
+	for b := range s.bs {
+		if len(s.bs[b].Tris) > 0 {
+			s.curBody = b
+			parallel.ForChunksBalanced(len(c.Tris), s.extendBodyFn)
+		}
+	}
+}
+
+// extendSelfChunk is extendCand's cloth–cloth query for the patches
+// p ∈ [lo, hi) with an outgrown face: each such face f against the faces t
+// of every patch whose box meets p's, a new pair when their candidate
+// boxes meet now and did not (old boxes: oldLo/oldHi for outgrown faces),
+// once (t not outgrown, or after f).
+func (s *Solver) extendSelfChunk(k, lo, hi int) {
+	ps := &s.ps
+	g := &ps.g
+	for p := lo; p < hi; p++ {
+		if !ps.pout[p] {
+			continue
+		}
+		qlo, qhi := g.lo[p], g.hi[p]
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
+					for _, q := range g.bucket(ix, iy, iz) {
+						if q == prev {
+							continue
+						}
+						prev = q
+						if !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
+							continue
+						}
+						for _, f := range ps.patchFaces(int32(p)) {
+							if !s.fout[f] || boxGap(s.candLo[f], s.candHi[f], g.lo[q], g.hi[q]) > 0 {
+								continue
+							}
+							for _, t := range ps.patchFaces(q) {
+								if t == f || s.fout[t] && t < f {
+									continue
+								}
+								if boxGap(s.candLo[f], s.candHi[f], s.candLo[t], s.candHi[t]) > 0 {
+									continue
+								}
+								tlo, thi := s.candLo[t], s.candHi[t]
+								if s.fout[t] {
+									tlo, thi = s.oldLo[t], s.oldHi[t]
+								}
+								if boxGap(s.oldLo[f], s.oldHi[f], tlo, thi) <= 0 {
+									continue // a candidate already, or culled with its patch pair
+								}
+								s.cand[k] = append(s.cand[k], cand{f, t, -1, 0})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// extendBodyChunk is extendCand's query of the outgrown faces f ∈ [lo, hi)
+// against mesh body s.curBody's grid.
+func (s *Solver) extendBodyChunk(k, lo, hi int) {
+	b := s.curBody
+	g := &s.bodies[b].g
+	for f := lo; f < hi; f++ {
+		if s.c.Tris[f][0] < 0 || !s.fout[f] {
+			continue
+		}
+		qlo, qhi := s.candLo[f], s.candHi[f]
+		olo, ohi := s.oldLo[f], s.oldHi[f]
+		x0, y0, z0 := g.cellOf(qlo)
+		x1, y1, z1 := g.cellOf(qhi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
+					for _, t := range g.bucket(ix, iy, iz) {
+						if t == prev {
+							continue
+						}
+						prev = t
+						if g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) && boxGap(olo, ohi, g.lo[t], g.hi[t]) > 0 {
+							s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), 0})
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // detectCandChunk runs the CCD narrow phase on the triangle pairs of
 // candidate lists [lo, hi) (one list per piece), writing to the same
-// piece's output: the pairs of triangles that kept their boxes (fout
-// false) with one of them dirty (a cloth–body pair: the cloth triangle),
-// after checking that the current boxes still overlap.
+// piece's output: the pairs with one triangle dirty (a cloth–body pair:
+// the cloth triangle) and not certified together, after checking that the
+// current boxes overlap.
 func (s *Solver) detectCandChunk(k, lo, hi int) {
-	fout, fdirty := s.fout, s.fdirty
+	fdirty := s.fdirty
 	for l := lo; l < hi; l++ {
 		out := &s.chunk[l]
 		for _, cd := range s.cand[l] {
-			if fout[cd.f] {
-				continue
-			}
 			alo, ahi := s.self.lo[cd.f], s.self.hi[cd.f]
 			var blo, bhi geom.Vec3
 			if cd.body < 0 {
-				if fout[cd.t] || !fdirty[cd.f] && !fdirty[cd.t] || s.culledPair(cd.f, cd.t) {
+				if !fdirty[cd.f] && !fdirty[cd.t] || s.culledPair(cd.f, cd.t) {
 					continue
 				}
 				blo, bhi = s.self.lo[cd.t], s.self.hi[cd.t]
@@ -329,7 +439,7 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 	out := &s.chunk[k]
 	prox := s.mode == modeProximity
 	for f := lo; f < hi; f++ {
-		if s.c.Tris[f][0] < 0 || !s.fquery[f] || !s.fdirty[f] || prox && !s.pnear[s.ps.of[f]] {
+		if s.c.Tris[f][0] < 0 || !s.fdirty[f] || prox && !s.pnear[s.ps.of[f]] {
 			continue
 		}
 		qlo, qhi := s.self.lo[f].Sub(e), s.self.hi[f].Add(e)

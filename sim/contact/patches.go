@@ -92,10 +92,9 @@ type patchSet struct {
 	levels []clusterLevel
 
 	// per call
-	n0, n1, n2 []geom.Vec3 // per face: N(τ) = n0 + τ·n1 + τ²·n2 over the step
-	pout       []bool      // per patch: it has a face outgrown in this pass (selfOutgrown)
-	g          grid        // over the patch boxes (g.lo, g.hi: the union of their faces' boxes)
-	pp         [parallel.Chunks][]patchPair
+	pout []bool // per patch: it has a face outgrown in this pass (selfOutgrown)
+	g    grid   // over the patch boxes (g.lo, g.hi: the union of their faces' boxes)
+	pp   [parallel.Chunks][]patchPair
 	// culled: the patch pairs whose boxes overlapped in the proximity pass
 	// but whose triangle pairs a certificate culled; recertify turns those
 	// no longer covered into candidate pairs.
@@ -111,7 +110,15 @@ type clusterLevel struct {
 	ofPatch         []int32 // per patch: its cluster
 	start, faces    []int32 // cluster c's faces: faces[start[c]:start[c+1]]
 	loopStart, loop []int32 // cluster c's boundary loop, vertex slots in face order
-	safe, redo      []bool  // certified; a vertex changed since (recertify)
+	vstart, verts   []int32 // cluster c's vertex slots: verts[vstart[c]:vstart[c+1]]
+	// The shape certificate (certifyShape): the reference positions of the
+	// vertices (aligned with verts), the slack ε (0: none) and the call
+	// that set it.
+	ref     []geom.Vec3
+	eps     []float64
+	refCall []int64
+	safe    []bool // certified for the current trajectories
+	redo    []bool // a vertex changed since (recertify)
 }
 
 // groupSize is how many clusters of one level make one of the next, and
@@ -128,10 +135,9 @@ type patchPair struct{ a, b int32 }
 // patchScratch is one piece's work lists: the faces of a patch pair that
 // meet the other's box, and certify's projected loop.
 type patchScratch struct {
-	a, b        []int32
-	proj, pdisp [][2]float64
-	rot         []float64
-	order       []sortKey
+	a, b  []int32
+	proj  [][2]float64
+	order []sortKey
 }
 
 // sortKey orders certify's boundary segments by the lower x of their
@@ -311,7 +317,6 @@ func (s *Solver) buildPatches() {
 		s.nextV[i] = -1
 	}
 	s.vmark = grow(s.vmark, len(c.X))
-	ps.n0, ps.n1, ps.n2 = grow(ps.n0, nf), grow(ps.n1, nf), grow(ps.n2, nf)
 	// Level 0: the patches.
 	for len(ps.levels) < 1 {
 		ps.levels = append(ps.levels, clusterLevel{})
@@ -347,6 +352,29 @@ func (s *Solver) finishLevel(k int) {
 		L.loop = s.boundaryLoop(L.loop, k, int32(id))
 	}
 	L.loopStart = append(L.loopStart, int32(len(L.loop)))
+	// Each cluster's vertex slots.
+	L.vstart, L.verts = grow(L.vstart, nc+1), L.verts[:0]
+	for id := 0; id < nc; id++ {
+		L.vstart[id] = int32(len(L.verts))
+		for _, f := range L.faces[L.start[id]:L.start[id+1]] {
+			for _, v := range s.c.Tris[f] {
+				if !s.vmark[v] {
+					s.vmark[v] = true
+					L.verts = append(L.verts, v)
+				}
+			}
+		}
+		for _, v := range L.verts[L.vstart[id]:] {
+			s.vmark[v] = false
+		}
+	}
+	L.vstart[nc] = int32(len(L.verts))
+	L.ref = grow(L.ref, len(L.verts))
+	L.eps, L.refCall = grow(L.eps, nc), grow(L.refCall, nc)
+	clear(L.eps)
+	for i := range L.refCall {
+		L.refCall[i] = -1
+	}
 	L.safe, L.redo = grow(L.safe, nc), grow(L.redo, nc)
 }
 
@@ -532,66 +560,68 @@ func (s *Solver) boundaryLoop(dst []int32, k int, id int32) []int32 {
 	return dst
 }
 
-// faceNormalsChunk sets ps.n0, n1, n2 for faces [lo, hi) (all of them
-// when s.allCert, else only those of patches marked redo): the
-// coefficients of the face normal N(τ) = (e₁ + τ·de₁) × (e₂ + τ·de₂) over
-// the step.
-func (s *Solver) faceNormalsChunk(_, lo, hi int) {
+// certifyShape certifies cluster id of level lv at the current positions
+// x^n as a shape with a slack: it records the cluster's reference (its
+// vertices' positions) and returns the largest ε (at most a cap, a quarter
+// of the cloth's mean edge) such that every shape whose vertices lie within
+// ε of the reference after a common translation is certified; 0 when there
+// is none (see the top of this file). k is the piece whose scratch it may
+// use. The bounds, for vertices moved by at most ε (so edges and
+// projected distances by at most 2ε):
+//
+//   - a face's normal N = e₁ × e₂ changes by at most
+//     g(ε) = 2ε(|e₁| + |e₂|) + 4ε², so n·N > κ|N| holds while
+//     g(ε) < (n·N − κ|N|)/(1 + κ) (κ = coneMargin);
+//   - the boundary stays star-shaped about its centroid (which moves by
+//     at most ε too) while each edge's cross(p_i − c, p_{i+1} − c) exceeds
+//     2ε(|p_i − c| + |p_{i+1} − c|) + 4ε², with the winding about c 1;
+//   - otherwise it stays simple while non-adjacent segments, s apart, keep
+//     s > 2ε, and two adjacent ones, with the interior angle θ between
+//     them, keep θ + asin(2ε/l_in) + asin(2ε/l_out) < 2π (asin x ≤ πx/2),
+//     with the turning of the boundary 2π (Gauss–Bonnet: no fan wrapped
+//     past itself, no branch point).
+//
+// The integer invariants (winding, turning) cannot change along a path of
+// shapes inside the slack, since every face stays positive and no two
+// boundary segments fold onto each other on the way.
+func (s *Solver) certifyShape(k, lv int, id int32) float64 {
 	c, ps := s.c, &s.ps
-	dt := s.dt
-	for f := lo; f < hi; f++ {
-		t := c.Tris[f]
-		if t[0] < 0 || !s.allCert && !ps.levels[0].redo[ps.of[f]] {
-			continue
-		}
-		a := c.X[t[0]]
-		e1, e2 := c.X[t[1]].Sub(a), c.X[t[2]].Sub(a)
-		va := c.V[t[0]]
-		d1, d2 := c.V[t[1]].Sub(va).Scale(dt), c.V[t[2]].Sub(va).Scale(dt)
-		ps.n0[f] = e1.Cross(e2)
-		ps.n1[f] = e1.Cross(d2).Add(d1.Cross(e2))
-		ps.n2[f] = d1.Cross(d2)
-	}
-}
-
-// certify reports whether cluster id of level lv is certified free of
-// self-intersection over the step (see the top of this file), from
-// ps.n0..n2 and the velocities; k is the piece whose scratch it may use.
-func (s *Solver) certify(k, lv int, id int32) bool {
-	ps, c := &s.ps, s.c
 	L := &ps.levels[lv]
 	loop := L.loop[L.loopStart[id]:L.loopStart[id+1]]
 	nb := len(loop)
 	if nb < 3 {
-		return false
+		return 0
 	}
 	fs := L.faces[L.start[id]:L.start[id+1]]
-	// The cone axis: the area-weighted mean normal at τ = 0 and τ = 1.
+	verts := L.verts[L.vstart[id]:L.vstart[id+1]]
+	ref := L.ref[L.vstart[id]:L.vstart[id+1]]
+	for i, v := range verts {
+		ref[i] = c.X[v]
+	}
+	eps := 0.25 * s.cellLen
+	// The cone axis: the area-weighted mean normal.
 	var n geom.Vec3
 	for _, f := range fs {
-		n = n.Add(ps.n0[f].Scale(2)).Add(ps.n1[f]).Add(ps.n2[f])
+		t := c.Tris[f]
+		n = n.Add(c.X[t[1]].Sub(c.X[t[0]]).Cross(c.X[t[2]].Sub(c.X[t[0]])))
 	}
 	ln := n.Norm()
 	if !(ln > 0) {
-		return false
+		return 0
 	}
 	n = n.Scale(1 / ln)
-	const k2 = coneMargin * coneMargin
 	for _, f := range fs {
-		n0 := ps.n0[f]
-		A, B, C := n.Dot(n0), n.Dot(ps.n1[f]), n.Dot(ps.n2[f])
-		m := min(A, A+B+C)
-		if C > 0 {
-			if ts := -B / (2 * C); ts > 0 && ts < 1 {
-				m = min(m, A-B*B/(4*C))
-			}
+		t := c.Tris[f]
+		e1, e2 := c.X[t[1]].Sub(c.X[t[0]]), c.X[t[2]].Sub(c.X[t[0]])
+		N := e1.Cross(e2)
+		G := (n.Dot(N) - coneMargin*N.Norm()) / (1 + coneMargin)
+		if !(G > 0) {
+			return 0
 		}
-		if !(m > 0 && m*m > k2*n0.Dot(n0)) {
-			return false
-		}
+		l := e1.Norm() + e2.Norm()
+		eps = min(eps, (math.Sqrt(l*l+4*G)-l)/4)
 	}
-	// The projected boundary: positions and displacements in a basis of
-	// the plane ⊥ n, counter-clockwise seen from +n.
+	// The projected boundary, counter-clockwise seen from +n.
 	u := geom.Vec3{X: 1}
 	if math.Abs(n.X) > 0.6 {
 		u = geom.Vec3{Y: 1}
@@ -599,63 +629,63 @@ func (s *Solver) certify(k, lv int, id int32) bool {
 	u = u.Sub(n.Scale(n.Dot(u))).Unit()
 	w := n.Cross(u)
 	sc := &ps.scratch[k]
-	sc.proj, sc.pdisp, sc.rot = grow(sc.proj, nb), grow(sc.pdisp, nb), grow(sc.rot, nb)
-	P, D := sc.proj, sc.pdisp
-	var dm [2]float64
-	for i, v := range loop {
-		x, d := c.X[v], c.V[v].Scale(s.dt)
-		P[i] = [2]float64{x.Dot(u), x.Dot(w)}
-		D[i] = [2]float64{d.Dot(u), d.Dot(w)}
-		dm[0] += D[i][0]
-		dm[1] += D[i][1]
-	}
-	dm[0] /= float64(nb)
-	dm[1] /= float64(nb)
-	var dev2 float64
-	for i := range D {
-		dx, dy := D[i][0]-dm[0], D[i][1]-dm[1]
-		dev2 = max(dev2, dx*dx+dy*dy)
-	}
+	sc.proj = grow(sc.proj, nb)
+	P := sc.proj
 	var cen [2]float64
-	for _, p := range P {
-		cen[0] += p[0]
-		cen[1] += p[1]
+	for i, v := range loop {
+		x := c.X[v]
+		P[i] = [2]float64{x.Dot(u), x.Dot(w)}
+		cen[0] += P[i][0]
+		cen[1] += P[i][1]
 	}
 	cen[0] /= float64(nb)
 	cen[1] /= float64(nb)
-	if starShaped(P, D, cen, dm) {
-		return true
+	if e := starSlack(P, cen); e >= eps {
+		return eps
+	} else if general := simpleSlack(sc, P, eps); general > 0 || e > 0 {
+		return max(e, general)
 	}
-	mrel := 2 * math.Sqrt(dev2) // the most two boundary points move relative to each other
-	// Segment i (loop[i] → loop[i+1]) turns over the step by at most
-	// asin(r/l) ≤ (π/2)·r/l (r its ends' relative displacement, l its
-	// length; asin is convex on [0, 1]).
+	return 0
+}
+
+// starSlack returns the slack of the star shape of the closed polygon P
+// about c (certifyShape), or 0 when it does not wind once about c with
+// every edge turning counter-clockwise.
+func starSlack(P [][2]float64, c [2]float64) float64 {
+	nb := len(P)
+	eps := math.Inf(1)
+	cross := 0
 	for i := 0; i < nb; i++ {
 		j := i + 1
 		if j == nb {
 			j = 0
 		}
-		lx, ly := P[j][0]-P[i][0], P[j][1]-P[i][1]
-		rx, ry := D[j][0]-D[i][0], D[j][1]-D[i][1]
-		l2, r2 := lx*lx+ly*ly, rx*rx+ry*ry
-		if !(r2 < l2) {
-			return false
+		ax, ay := P[i][0]-c[0], P[i][1]-c[1]
+		bx, by := P[j][0]-c[0], P[j][1]-c[1]
+		q := ax*by - ay*bx
+		if !(q > 0) {
+			return 0
 		}
-		sc.rot[i] = 0.5 * math.Pi * math.Sqrt(r2/l2)
+		l := math.Sqrt(ax*ax+ay*ay) + math.Sqrt(bx*bx+by*by)
+		eps = min(eps, (math.Sqrt(l*l+4*q)-l)/4)
+		if ay < 0 && by >= 0 {
+			cross++
+		}
 	}
-	// Adjacent segments. The turning angle φ_i ∈ (−π, π] at each loop
-	// vertex is π − θ_i mod 2π, θ_i the interior angle (the sum of the
-	// projected face angles there). By Gauss–Bonnet the turning of the
-	// boundary of a flat immersed disk is 2π, and every interior angle of
-	// 2π or more (a fan wrapped past itself), like every branch point
-	// inside, adds 2π to Σ φ_i: Σ φ_i = 2π rules both out, and then
-	// θ_i < 2π − (turn of its two segments) keeps them from folding onto
-	// each other over the step: φ_i > rot_in + rot_out − π. Both without
-	// an angle: the second as cos φ_i > −1 + (rot_in + rot_out)²/2 (which
-	// implies it, cos being ≥ 1 − x²/2), and then |φ_i| < π, so the
-	// direction turns the short way and Σ φ_i / 2π is the number of times
-	// it passes +x counter-clockwise, less the times clockwise.
-	turns := 0
+	if cross != 1 {
+		return 0
+	}
+	return eps
+}
+
+// simpleSlack returns the slack, at most cap, of the simple closed polygon
+// P by the general bounds of certifyShape (non-adjacent segments apart,
+// adjacent ones not folding, turning 2π), or 0.
+func simpleSlack(sc *patchScratch, P [][2]float64, cap float64) float64 {
+	nb := len(P)
+	eps := cap
+	// Adjacent segments: γ = 2π − θ = π + φ, with φ the turning angle.
+	turn := 0.0
 	for i := 0; i < nb; i++ {
 		h := i - 1
 		if h < 0 {
@@ -667,25 +697,22 @@ func (s *Solver) certify(k, lv int, id int32) bool {
 		}
 		ax, ay := P[i][0]-P[h][0], P[i][1]-P[h][1]
 		bx, by := P[j][0]-P[i][0], P[j][1]-P[i][1]
-		cr, dot := ax*by-ay*bx, ax*bx+ay*by
-		rt := sc.rot[h] + sc.rot[i]
-		if !(dot > (-1+0.5*rt*rt)*math.Sqrt((ax*ax+ay*ay)*(bx*bx+by*by))) {
-			return false
+		phi := math.Atan2(ax*by-ay*bx, ax*bx+ay*by)
+		turn += phi
+		la, lb := math.Sqrt(ax*ax+ay*ay), math.Sqrt(bx*bx+by*by)
+		if !(la > 0 && lb > 0) {
+			return 0
 		}
-		switch {
-		case ay < 0 && by >= 0 && cr > 0:
-			turns++
-		case ay >= 0 && by < 0 && cr < 0:
-			turns--
-		}
+		eps = min(eps, (math.Pi+phi)/(math.Pi*(1/la+1/lb)), 0.5*lb)
 	}
-	if turns != 1 {
-		return false
+	// Turning 2π: implied by the two bounds (a boundary simple at the
+	// reference bounds an embedded disk); checked against round-off.
+	if math.Abs(turn-2*math.Pi) > 1 || !(eps > 0) {
+		return 0
 	}
-	// Non-adjacent segments: farther apart than mrel at τ = 0. A sweep
-	// along x over the segments' boxes (grown by mrel) finds the pairs to
-	// measure in O(b log b) rather than all b²/2 of them: a loop crosses a
-	// vertical line only a few times, so few boxes overlap in x.
+	// Non-adjacent segments, those within 2ε of each other found by a
+	// sweep along x over their boxes (O(b log b): a loop crosses a
+	// vertical line only a few times).
 	sc.order = grow(sc.order, nb)
 	for i := range sc.order {
 		j := next(int32(i), nb)
@@ -703,75 +730,63 @@ func (s *Solver) certify(k, lv int, id int32) bool {
 	for oi, ki := range sc.order {
 		i := ki.i
 		p0, p1 := P[i], P[next(i, nb)]
-		ahi0 := max(p0[0], p1[0]) + mrel
-		alo1, ahi1 := min(p0[1], p1[1])-mrel, max(p0[1], p1[1])+mrel
+		ahi0 := max(p0[0], p1[0]) + 2*eps
 		for _, kj := range sc.order[oi+1:] {
 			if kj.x > ahi0 {
 				break
 			}
 			j := kj.i
-			q0, q1 := P[j], P[next(j, nb)]
 			if d := i - j; d == 1 || d == -1 || d == int32(nb-1) || d == 1-int32(nb) {
-				continue // adjacent: the turning test above
+				continue // adjacent: the angle bound above
 			}
-			if max(q0[1], q1[1]) < alo1 || min(q0[1], q1[1]) > ahi1 {
+			q0, q1 := P[j], P[next(j, nb)]
+			if max(q0[1], q1[1]) < min(p0[1], p1[1])-2*eps || min(q0[1], q1[1]) > max(p0[1], p1[1])+2*eps {
 				continue
 			}
-			if !(segmentDistance2(p0, p1, q0, q1) > mrel) {
-				return false
-			}
+			eps = min(eps, 0.5*segmentDistance2(p0, p1, q0, q1))
+			ahi0 = max(p0[0], p1[0]) + 2*eps
+		}
+	}
+	if !(eps > 0) {
+		return 0
+	}
+	return eps
+}
+
+// withinSlack reports whether cluster id of level lv is certified for the
+// step's trajectories x^n → x^n + Δt·v by its shape certificate: whether
+// every vertex, at both ends of the step, lies within the slack of the
+// reference after the mean translation of the cluster's vertices is taken
+// away. Between the ends the deviation from the reference (less the
+// translation interpolated linearly) is a convex combination of the ends',
+// so no larger.
+func (s *Solver) withinSlack(lv int, id int32) bool {
+	c, L := s.c, &s.ps.levels[lv]
+	eps := L.eps[id]
+	if !(eps > 0) {
+		return false
+	}
+	verts := L.verts[L.vstart[id]:L.vstart[id+1]]
+	ref := L.ref[L.vstart[id]:L.vstart[id+1]]
+	dt := s.dt
+	var t0, t1 geom.Vec3
+	for i, v := range verts {
+		x := c.X[v]
+		t0 = t0.Add(x.Sub(ref[i]))
+		t1 = t1.Add(lerp(x, c.V[v], dt).Sub(ref[i]))
+	}
+	inv := 1 / float64(len(verts))
+	t0, t1 = t0.Scale(inv), t1.Scale(inv)
+	e2 := eps * eps
+	for i, v := range verts {
+		x := c.X[v]
+		d0 := x.Sub(ref[i]).Sub(t0)
+		d1 := lerp(x, c.V[v], dt).Sub(ref[i]).Sub(t1)
+		if d0.Dot(d0) > e2 || d1.Dot(d1) > e2 {
+			return false
 		}
 	}
 	return true
-}
-
-// next returns i + 1 modulo n.
-func next(i int32, n int) int32 {
-	if int(i)+1 == n {
-		return 0
-	}
-	return i + 1
-}
-
-// starShaped reports whether the closed polygon P (moving by D over the
-// step) stays strictly star-shaped about the point c (moving by dc) for
-// all τ ∈ [0, 1], and so simple: every edge keeps a positive orientation
-// about it, cross(p_i − c, p_{i+1} − c) > 0 (a quadratic in τ, its least
-// value on [0, 1] exact), and at τ = 0 the polygon winds once about it
-// (exactly one edge crosses the ray from c along +x: with every edge
-// turning counter-clockwise about c, each crossing adds one, and the
-// winding cannot change while the orientations stay positive). This is
-// the O(b) test certifySet tries before the O(b²) one; compact patches
-// pass it about their centroid.
-func starShaped(P, D [][2]float64, c, dc [2]float64) bool {
-	nb := len(P)
-	cross := 0
-	for i := 0; i < nb; i++ {
-		j := i + 1
-		if j == nb {
-			j = 0
-		}
-		ax, ay := P[i][0]-c[0], P[i][1]-c[1]
-		bx, by := P[j][0]-c[0], P[j][1]-c[1]
-		dax, day := D[i][0]-dc[0], D[i][1]-dc[1]
-		dbx, dby := D[j][0]-dc[0], D[j][1]-dc[1]
-		q0 := ax*by - ay*bx
-		q1 := ax*dby - ay*dbx + dax*by - day*bx
-		q2 := dax*dby - day*dbx
-		m := min(q0, q0+q1+q2)
-		if q2 > 0 {
-			if ts := -q1 / (2 * q2); ts > 0 && ts < 1 {
-				m = min(m, q0-q1*q1/(4*q2))
-			}
-		}
-		if !(m > 1e-12*(ax*ax+ay*ay+bx*bx+by*by)) {
-			return false
-		}
-		if ay < 0 && by >= 0 {
-			cross++
-		}
-	}
-	return cross == 1
 }
 
 // segmentDistance2 returns the distance between 2D segments (p0, p1) and
@@ -784,10 +799,13 @@ func segmentDistance2(p0, p1, q0, q1 [2]float64) float64 {
 
 // certifyPatches certifies every cluster of every level (all) or those
 // marked redo, level by level (a cluster is certified only if the
-// clusters it groups are), in parallel.
+// clusters it groups are), in parallel: a cluster whose trajectories keep
+// within the slack of its shape certificate stays certified
+// (withinSlack); the others are certified again at x^n (certifyShape).
+// A resting or slowly deforming cloth so keeps its certificates from step
+// to step.
 func (s *Solver) certifyPatches(all bool) {
 	s.allCert = all
-	parallel.ForChunks(len(s.c.Tris), s.faceNormalsFn)
 	for s.certLevel = range s.ps.levels {
 		parallel.ForChunksBalanced(len(s.ps.levels[s.certLevel].start)-1, s.certifyFn)
 	}
@@ -797,8 +815,20 @@ func (s *Solver) certifyChunk(k, lo, hi int) {
 	lv := s.certLevel
 	L := &s.ps.levels[lv]
 	for id := lo; id < hi; id++ {
-		if s.allCert || L.redo[id] {
-			L.safe[id] = s.childrenSafe(lv, int32(id)) && s.certify(k, lv, int32(id))
+		if !s.allCert && !L.redo[id] {
+			continue
+		}
+		switch {
+		case !s.childrenSafe(lv, int32(id)):
+			L.safe[id] = false
+		case s.withinSlack(lv, int32(id)):
+			L.safe[id] = true
+		case L.refCall[id] == s.calls:
+			L.safe[id] = false // certified at x^n already: the motion leaves the slack
+		default:
+			L.eps[id] = s.certifyShape(k, lv, int32(id))
+			L.refCall[id] = s.calls
+			L.safe[id] = s.withinSlack(lv, int32(id))
 		}
 	}
 }
@@ -1049,70 +1079,10 @@ func (s *Solver) addLost(l int, f, g int32) {
 	}
 }
 
-// selfOutgrown is the cloth–cloth query of a CCD pass for the faces whose
-// boxes outgrew their proximity boxes (s.fout): each patch with such a
-// face takes the union of its old and current boxes, the patch grid is
-// rebuilt, and each such face is tested against the faces of every patch
-// whose box meets its patch's, once per pair (the other face not outgrown
-// or after it), unless the two lie in a certified patch now.
-func (s *Solver) selfOutgrown() {
-	c, ps := s.c, &s.ps
-	np := len(ps.start) - 1
-	ps.pout = grow(ps.pout, np)
-	clear(ps.pout)
-	for f, t := range c.Tris {
-		if t[0] < 0 || !s.fout[f] {
-			continue
-		}
-		p := ps.of[f]
-		ps.pout[p] = true
-		ps.g.lo[p], ps.g.hi[p] = vmin(ps.g.lo[p], s.self.lo[f]), vmax(ps.g.hi[p], s.self.hi[f])
+// next returns i + 1 modulo n.
+func next(i int32, n int) int32 {
+	if int(i)+1 == n {
+		return 0
 	}
-	ps.g.build(s.patchCell)
-	parallel.ForChunksBalanced(np, s.outgrownFn)
-}
-
-// outgrownChunk runs selfOutgrown's query for the patches p ∈ [lo, hi).
-func (s *Solver) outgrownChunk(k, lo, hi int) {
-	ps := &s.ps
-	g := &ps.g
-	out := &s.chunk[k]
-	for p := lo; p < hi; p++ {
-		if !ps.pout[p] {
-			continue
-		}
-		qlo, qhi := g.lo[p], g.hi[p]
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					prev := int32(-1)
-					for _, q := range g.bucket(ix, iy, iz) {
-						if q == prev {
-							continue
-						}
-						prev = q
-						if !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
-							continue
-						}
-						for _, f := range ps.patchFaces(int32(p)) {
-							if !s.fout[f] {
-								continue
-							}
-							for _, t := range ps.patchFaces(q) {
-								if t == f || s.fout[t] && t < f || !s.fdirty[f] && !s.fdirty[t] {
-									continue
-								}
-								if boxGap(s.self.lo[f], s.self.hi[f], s.self.lo[t], s.self.hi[t]) > 0 || s.culledPair(f, t) {
-									continue
-								}
-								s.narrowSelf(out, f, t)
-							}
-						}
-					}
-				}
-			}
-		}
-	}
+	return i + 1
 }

@@ -121,7 +121,7 @@ func TestCertificateRandom(t *testing.T) {
 	for lv := range checked {
 		t.Logf("level %d: %d clusters, %d certified, %d intersecting themselves during the step", lv, checked[lv], certified[lv], tangled[lv])
 	}
-	if certified[0] < checked[0]/4 || tangled[0] == 0 || certified[1] == 0 || tangled[1] == 0 {
+	if certified[0] < checked[0]/6 || tangled[0] == 0 || certified[1] == 0 || tangled[1] == 0 {
 		t.Errorf("the draw does not exercise the certificates: %v of %v certified, %v tangled", certified, checked, tangled)
 	}
 }
@@ -206,8 +206,8 @@ func TestCertificateAdversarial(t *testing.T) {
 			}
 			// The normals lie in a narrow cone: only the boundary can
 			// reject the patch.
-			for f := range c.Tris {
-				if n := ps.n0[f].Unit(); n.Z < 0.9 {
+			for f, tri := range c.Tris {
+				if n := c.X[tri[1]].Sub(c.X[tri[0]]).Cross(c.X[tri[2]].Sub(c.X[tri[0]])).Unit(); n.Z < 0.9 {
 					t.Fatalf("face %d normal %v: not in the cone the test means", f, n)
 				}
 			}

@@ -137,6 +137,7 @@ type Solver struct {
 	pnear             []bool  // per patch: near the current body (patchNearChunk)
 	allCert           bool    // certifyPatches: every cluster, or those marked redo
 	certLevel         int     // certifyPatches: the level certifyChunk works on
+	calls             int64   // Resolve calls so far (certifyChunk: certified at x^n in this call)
 	nextV             []int32
 	vmark             []bool
 	touched, touched2 []int32
@@ -161,23 +162,24 @@ type Solver struct {
 	swLo, swHi, plo, phi []geom.Vec3
 	useDirty             bool
 	// triangle pairs and cloth boxes of the proximity query, reused by the
-	// first CCD pass (candidatesHold)
+	// CCD passes (outgrown, extendCand)
 	cand           [parallel.Chunks][]cand
 	candLo, candHi []geom.Vec3
 	collect        bool
-	// fout: per face, its box outgrew its proximity box (outgrown); fquery:
-	// the faces that query the grids this pass (fdirty, or fout when the
-	// candidate pairs serve the others)
-	fout, fquery []bool
+	// fout: per face, its box outgrew its candidate box in this pass
+	// (outgrown), whose previous value is oldLo, oldHi
+	fout         []bool
+	oldLo, oldHi []geom.Vec3
 	detectC      func(k, lo, hi int)
 	detectB      func(k, lo, hi int)
 	detectP      func(k, lo, hi int)
 	detectRV     func(k, lo, hi int)
 	detectRF     func(k, lo, hi int)
 	// patches.go's passes, bound once (a method value allocates)
-	faceNormalsFn, certifyFn              func(k, lo, hi int)
-	patchPairsFn, patchTestFn, outgrownFn func(k, lo, hi int)
-	patchNearFn                           func(k, lo, hi int)
+	certifyFn                  func(k, lo, hi int)
+	patchPairsFn, patchTestFn  func(k, lo, hi int)
+	extendSelfFn, extendBodyFn func(k, lo, hi int)
+	patchNearFn                func(k, lo, hi int)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
 	contacts []Contact
@@ -199,11 +201,11 @@ func NewSolver() *Solver {
 	s.detectRV = s.detectRoundVertexChunk
 	s.detectRF = s.detectRoundFaceChunk
 	s.detectC = s.detectCandChunk
-	s.faceNormalsFn = s.faceNormalsChunk
 	s.certifyFn = s.certifyChunk
 	s.patchPairsFn = s.patchPairsChunk
 	s.patchTestFn = s.patchTestChunk
-	s.outgrownFn = s.outgrownChunk
+	s.extendSelfFn = s.extendSelfChunk
+	s.extendBodyFn = s.extendBodyChunk
 	s.patchNearFn = s.patchNearChunk
 	return s
 }
@@ -252,6 +254,7 @@ func (s *Solver) NearFaces(dst []bool) []bool {
 // p.ZoneIterations zone passes. With p.Enabled false it does nothing.
 func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, error) {
 	start := time.Now()
+	s.calls++
 	s.stats = Stats{}
 	s.contacts = s.contacts[:0]
 	s.zones.active = false
