@@ -179,9 +179,10 @@ type Stats struct {
 // It keeps the fine topology and the displacements between calls, for the
 // warm start. It is not safe for concurrent use; run one per goroutine.
 type Detailer struct {
-	p    Params
-	t    topo
-	have bool // t and d belong to the previous frame
+	p     Params
+	t     topo
+	spare topo // the previous topology's storage, reused by the next rebuild
+	have  bool // t and d belong to the previous frame
 
 	// per frame
 	x, n      []geom.Vec3 // fine Loop positions and normals
@@ -314,12 +315,13 @@ func (d *Detailer) Update(f *Frame, dst *Surface) (Stats, error) {
 				}
 			}
 		}
-		var nt topo
-		if err := buildTopo(&nt, f, level, d.p.Energy, d.p.Wavelength); err != nil {
+		// Build into the spare topology (reusing its storage), so that an
+		// error leaves the current one in place.
+		if err := buildTopo(&d.spare, f, level, d.p.Energy, d.p.Wavelength); err != nil {
 			return st, err
 		}
 		hadOld := d.have && d.p.WarmStart
-		d.t = nt
+		d.t, d.spare = d.spare, d.t
 		d.resize()
 		clear(d.d)
 		if hadOld {

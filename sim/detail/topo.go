@@ -45,7 +45,26 @@ type topo struct {
 	hMean  float64   // mean fine rest edge length, m
 	cMean  float64   // mean coarse rest edge length, m
 	phi    []float64 // seed pattern φ(material coordinates) ∈ [−1, 1]
+
+	// Scratch of buildTopo, reused by the next build of this topo.
+	cet       edgeTable // coarse edges, for restCorners
+	corner    []bool
+	cornerScr []int32
+	faceOfB   [2][]int32 // per level: coarse face of each fine face (ping-pong)
+	baryB     [2][]baryCorners
+	restB     [2][]geom.Vec2
+	fe        edgeTable // fine edges
+	efaces    [][2]int32
+	deg, bdeg []int32
+	hsq       []float64
+	nbPtr, nb []int32
+	isB       []bool
+	chain     [2][]int32
 }
+
+// baryCorners are the barycentric coordinates of a fine face's corners in
+// its coarse face.
+type baryCorners [3][3]float64
 
 // sameInput reports whether f has the faces, level and material
 // coordinates t was built from.
@@ -56,7 +75,7 @@ func (t *topo) sameInput(f *Frame, level int, kind EnergyKind) bool {
 
 // buildTopo subdivides f's faces level times and sets up the mapping back
 // to the coarse mesh, the membrane rows of the chosen energy and the
-// bending rows.
+// bending rows. It reuses t's storage.
 func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64) error {
 	t.level = level
 	t.kind = kind
@@ -64,34 +83,36 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	t.tris = append(t.tris[:0], f.Tris...)
 	t.rest = append(t.rest[:0], f.Rest...)
 	if cap(t.levels) < level {
-		t.levels = make([]loopLevel, level)
+		t.levels = append(t.levels[:cap(t.levels)], make([]loopLevel, level-cap(t.levels))...)
 	}
 	t.levels = t.levels[:level]
 
 	// Barycentric coordinates of each fine face's corners in its coarse face.
-	type corners [3][3]float64
-	faceOf := make([]int32, len(f.Tris))
-	bary := make([]corners, len(f.Tris))
+	faceOf := grow(t.faceOfB[0], len(f.Tris))
+	bary := grow(t.baryB[0], len(f.Tris))
 	for i := range faceOf {
 		faceOf[i] = int32(i)
-		bary[i] = corners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+		bary[i] = baryCorners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 	}
+	rest := append(t.restB[0][:0], f.Rest...)
+	t.faceOfB[0], t.baryB[0], t.restB[0] = faceOf, bary, rest
 	tris := f.Tris
-	rest := slices.Clone(f.Rest)
 	nv := len(f.Pos)
-	corner := restCorners(f.Rest, f.Tris)
+	t.cet.build(nv, f.Tris)
+	t.corner, t.cornerScr = restCorners(f.Rest, &t.cet, t.corner, t.cornerScr)
 	for l := 0; l < level; l++ {
 		L := &t.levels[l]
-		if err := buildLoopLevel(L, nv, tris, corner); err != nil {
+		if err := buildLoopLevel(L, nv, tris, t.corner); err != nil {
 			return fmt.Errorf("detail: subdividing (level %d): %w", l+1, err)
 		}
-		r := make([]geom.Vec2, nv+L.ne)
+		o := (l + 1) % 2 // the ping-pong buffers this level writes
+		r := grow(t.restB[o], nv+L.ne)
 		copy(r, rest)
 		for e, ab := range L.restMid {
 			r[nv+e] = rest[ab[0]].Add(rest[ab[1]]).Scale(0.5)
 		}
-		nFace := make([]int32, len(L.tris))
-		nBary := make([]corners, len(L.tris))
+		nFace := grow(t.faceOfB[o], len(L.tris))
+		nBary := grow(t.baryB[o], len(L.tris))
 		for c, p := range L.parent {
 			nFace[c] = faceOf[p]
 			b := bary[p]
@@ -101,15 +122,16 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 			m0, m1, m2 := mid(0, 1), mid(1, 2), mid(2, 0)
 			switch c % 4 {
 			case 0:
-				nBary[c] = corners{b[0], m0, m2}
+				nBary[c] = baryCorners{b[0], m0, m2}
 			case 1:
-				nBary[c] = corners{b[1], m1, m0}
+				nBary[c] = baryCorners{b[1], m1, m0}
 			case 2:
-				nBary[c] = corners{b[2], m2, m1}
+				nBary[c] = baryCorners{b[2], m2, m1}
 			case 3:
-				nBary[c] = corners{m0, m1, m2}
+				nBary[c] = baryCorners{m0, m1, m2}
 			}
 		}
+		t.faceOfB[o], t.baryB[o], t.restB[o] = nFace, nBary, r
 		faceOf, bary, rest, tris = nFace, nBary, r, L.tris
 		nv += L.ne
 	}
@@ -117,8 +139,8 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	t.fine = tris
 	t.faceOf = faceOf
 	t.fRest = rest
-	t.mFace = make([]int32, nv)
-	t.mBary = make([][3]float64, nv)
+	t.mFace = grow(t.mFace, nv)
+	t.mBary = grow(t.mBary, nv)
 	for i := range t.mFace {
 		t.mFace[i] = -1
 	}
@@ -132,26 +154,22 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	}
 
 	// Fine edges, and per fine vertex its neighbours, area and face count.
-	keys := make([]uint64, 0, 3*len(tris))
-	for _, tr := range tris { // fine edges
-		for i := 0; i < 3; i++ {
-			keys = append(keys, edgeKey(tr[i], tr[(i+1)%3]))
-		}
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	efaces := make([][2]int32, len(keys))
+	t.fe.build(nv, tris)
+	keys := t.fe.keys
+	efaces := grow(t.efaces, len(keys))
 	for i := range efaces {
 		efaces[i] = [2]int32{-1, -1}
 	}
-	t.area = make([]float64, nv)
-	t.ntri = make([]float64, nv)
+	t.area = grow(t.area, nv)
+	t.ntri = grow(t.ntri, nv)
+	clear(t.area)
+	clear(t.ntri)
 	for c, tr := range tris {
 		a := geom.RestArea(rest[tr[0]], rest[tr[1]], rest[tr[2]])
 		for i, v := range tr {
 			t.area[v] += math.Abs(a) / 3
 			t.ntri[v]++
-			e, _ := slices.BinarySearch(keys, edgeKey(v, tr[(i+1)%3]))
+			e := t.fe.of[c][i]
 			if efaces[e][0] < 0 {
 				efaces[e][0] = faceOf[c]
 			} else {
@@ -159,9 +177,12 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 			}
 		}
 	}
-	deg := make([]int32, nv)
-	bdeg := make([]int32, nv)
-	hsq := make([]float64, nv)
+	deg := grow(t.deg, nv)
+	bdeg := grow(t.bdeg, nv)
+	hsq := grow(t.hsq, nv)
+	clear(deg)
+	clear(bdeg)
+	clear(hsq)
 	hsum := 0.0
 	for e, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
@@ -177,13 +198,15 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		}
 	}
 	t.hMean = hsum / float64(max(len(keys), 1))
-	nbPtr := make([]int32, nv+1)
+	nbPtr := grow(t.nbPtr, nv+1)
+	nbPtr[0] = 0
 	for v := 0; v < nv; v++ {
 		nbPtr[v+1] = nbPtr[v] + deg[v]
 	}
-	nb := make([]int32, nbPtr[nv])
-	isB := make([]bool, len(nb))
-	fill := slices.Clone(nbPtr[:nv])
+	nb := grow(t.nb, int(nbPtr[nv]))
+	isB := grow(t.isB, len(nb))
+	fill := grow(t.fe.ptr, nv) // the edge table's scratch, done with
+	copy(fill, nbPtr[:nv])
 	for e, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
 		bd := efaces[e][1] < 0
@@ -192,6 +215,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		nb[fill[b]], isB[fill[b]] = a, bd
 		fill[b]++
 	}
+	t.efaces, t.deg, t.bdeg, t.hsq, t.nbPtr, t.nb, t.isB = efaces, deg, bdeg, hsq, nbPtr, nb, isB
 	// Laplacian rows. Interior: Lap_i d = 4(Σ_j d_j/m − d_i)/h_i² (the
 	// regular-lattice estimate of ∇²d, h_i² the mean squared rest length
 	// of i's edges); this is eq. 3.2's (Σ_j d_j − m·d_i) scaled by 4/(m·h_i²)
@@ -256,8 +280,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		// Walk each coarse edge down the levels: between consecutive
 		// points x, y of its chain the next level inserts the odd vertex
 		// of edge (x, y).
-		chain := make([]int32, 0, 1<<level+1)
-		next := make([]int32, 0, 1<<level+1)
+		chain, next := t.chain[0][:0], t.chain[1][:0]
 		for _, k := range L0.edges {
 			a, b := int32(k>>32), int32(uint32(k))
 			chain = append(chain[:0], a, b)
@@ -271,6 +294,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 				chain, next = next, chain
 			}
 			t.rowIdx = append(t.rowIdx, chain...)
+			t.chain = [2][]int32{chain, next}
 			t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
 			t.rowA = append(t.rowA, a)
 			t.rowB = append(t.rowB, b)
@@ -297,7 +321,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	// the mesh adapts) and has a component along every fold direction.
 	lam := wavelength * t.hMean
 	kk := 2 * math.Pi / lam
-	t.phi = make([]float64, nv)
+	t.phi = grow(t.phi, nv)
 	for i, r := range rest {
 		t.phi[i] = (math.Sin(kk*r.X+0.3) + math.Sin(kk*r.Y+1.1) +
 			math.Sin(kk*(0.5*r.X+0.866*r.Y)+2.3)) / 3
