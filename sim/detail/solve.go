@@ -25,11 +25,17 @@ type system struct {
 	gs     []float64   // seed force g_i of active point k
 
 	// Bending rows (every fine point with a Laplacian stencil that touches
-	// an active point): weights lapW over the active columns only (d = 0
-	// elsewhere), and wa = w_i·a_i of the row's point.
+	// an active point), scaled by √(w_i·a_i) so that the row's energy is
+	// ½(Lap'_i d)²: the centre's weight bC and local index bCen (−1 when
+	// the centre is inactive), and one weight bN for all its active
+	// neighbours bCol[bPtr[q]:bPtr[q+1]] (d = 0 at the others). Storing
+	// two weights per row instead of one per entry made the bending
+	// product 1.5× faster (0.19 → 0.125 ms on the 10,000-triangle curtain,
+	// 60,000 stencil entries: the rows now fit in the L2 cache).
 	lapRows    []int32 // global row i
+	bCen       []int32
+	bC, bN     []float64
 	bPtr, bCol []int32
-	bVal, bWA  []float64
 	diagB      []float64 // diagonal of K·diag(w·a) + Lᵀdiag(w·a)L at active point k
 
 	// Membrane rows that touch an active point: global row r and its points
@@ -103,27 +109,33 @@ func (d *Detailer) activeSet() {
 		s.gs[k] = d.g[i]
 		s.diagB[k] = s.fw[k]
 	}
-	s.lapRows, s.bWA = s.lapRows[:0], s.bWA[:0]
+	s.lapRows, s.bCen, s.bC, s.bN = s.lapRows[:0], s.bCen[:0], s.bC[:0], s.bN[:0]
 	s.bPtr = append(s.bPtr[:0], 0)
-	s.bCol, s.bVal = s.bCol[:0], s.bVal[:0]
+	s.bCol = s.bCol[:0]
 	for i := 0; i < n; i++ {
-		lo, hi := t.lapPtr[i], t.lapPtr[i+1]
 		start := len(s.bCol)
-		for k := lo; k < hi; k++ {
+		for k := t.lapPtr[i]; k < t.lapPtr[i+1]; k++ {
 			if j := s.loc[t.lapIdx[k]]; j >= 0 {
 				s.bCol = append(s.bCol, j)
-				s.bVal = append(s.bVal, t.lapW[k])
 			}
 		}
-		if len(s.bCol) == start {
+		cen := s.loc[i]
+		if t.lapC[i] == 0 || (cen < 0 && len(s.bCol) == start) {
+			s.bCol = s.bCol[:start]
 			continue
 		}
-		wa := d.w[i] * t.area[i]
-		for k := start; k < len(s.bCol); k++ {
-			s.diagB[s.bCol[k]] += wa * s.bVal[k] * s.bVal[k]
+		sw := math.Sqrt(d.w[i] * t.area[i])
+		cw, nw := t.lapC[i]*sw, t.lapN[i]*sw
+		if cen >= 0 {
+			s.diagB[cen] += cw * cw
+		}
+		for _, j := range s.bCol[start:] {
+			s.diagB[j] += nw * nw
 		}
 		s.lapRows = append(s.lapRows, int32(i))
-		s.bWA = append(s.bWA, wa)
+		s.bCen = append(s.bCen, cen)
+		s.bC = append(s.bC, cw)
+		s.bN = append(s.bN, nw)
 		s.bPtr = append(s.bPtr, int32(len(s.bCol)))
 	}
 
@@ -304,12 +316,9 @@ func (d *Detailer) energy(dv []float64, jac bool) float64 {
 		}
 		e += 0.5 * d.rowW[r] * res * res
 	}
-	for q, wa := range s.bWA {
-		lp := 0.0
-		for k := s.bPtr[q]; k < s.bPtr[q+1]; k++ {
-			lp += s.bVal[k] * dv[s.bCol[k]]
-		}
-		e += 0.5 * wa * lp * lp
+	for q := range s.bCen {
+		lp := s.lapRow(q, s.bCol[s.bPtr[q]:s.bPtr[q+1]], dv)
+		e += 0.5 * lp * lp
 	}
 	for k, fw := range s.fw {
 		e += 0.5*fw*dv[k]*dv[k] - s.gs[k]*dv[k]
@@ -334,19 +343,38 @@ func (d *Detailer) gradient(dv, out []float64) {
 	}
 }
 
+// lapRow returns row q of the scaled Laplacian applied to v,
+// √(w_i·a_i)·Lap_i v; col is the row's active neighbours.
+func (s *system) lapRow(q int, col []int32, v []float64) float64 {
+	sum := 0.0
+	for _, j := range col {
+		sum += v[j]
+	}
+	lp := s.bN[q] * sum
+	if c := s.bCen[q]; c >= 0 {
+		lp += s.bC[q] * v[c]
+	}
+	return lp
+}
+
 // bendApply adds Lᵀ·diag(w·a)·L·v to out at the active points.
 func (d *Detailer) bendApply(v, out []float64) {
 	s := &d.sys
-	for q, wa := range s.bWA {
-		lo, hi := s.bPtr[q], s.bPtr[q+1]
-		col, val := s.bCol[lo:hi], s.bVal[lo:hi]
-		lp := 0.0
-		for k, j := range col {
-			lp += val[k] * v[j]
+	bCol, bPtr, bC, bN := s.bCol, s.bPtr, s.bC, s.bN // hoisted: out's stores would reload them
+	for q, c := range s.bCen {
+		col := bCol[bPtr[q]:bPtr[q+1]]
+		sum := 0.0
+		for _, j := range col {
+			sum += v[j]
 		}
-		lp *= wa
-		for k, j := range col {
-			out[j] += val[k] * lp
+		lp := bN[q] * sum
+		if c >= 0 {
+			lp += bC[q] * v[c]
+			out[c] += bC[q] * lp
+		}
+		u := bN[q] * lp
+		for _, j := range col {
+			out[j] += u
 		}
 	}
 }

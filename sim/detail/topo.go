@@ -35,16 +35,19 @@ type topo struct {
 	rowRest []float64  // rest length: L_c of the coarse edge, or of the fine edge, m
 	rowDir  []geom.Vec2
 
-	// Bending rows: discrete Laplacian per fine vertex, lapW over lapIdx,
-	// already divided by h_i² so that Lap_i d ≈ ∇²d, 1/m.
-	lapPtr []int32
-	lapIdx []int32
-	lapW   []float64
-	area   []float64 // a_i = ⅓ Σ rest areas of the fine faces at i, m²
-	ntri   []float64 // number of fine faces at i
-	hMean  float64   // mean fine rest edge length, m
-	cMean  float64   // mean coarse rest edge length, m
-	phi    []float64 // seed pattern φ(material coordinates) ∈ [−1, 1]
+	// Bending rows: the discrete Laplacian of fine vertex i is
+	// Lap_i d = lapC[i]·d_i + lapN[i]·Σ_j d_j over the stencil j in
+	// lapIdx[lapPtr[i]:lapPtr[i+1]] (all neighbours get the same weight),
+	// already divided by h_i² so that Lap_i d ≈ ∇²d, 1/m². A vertex with no
+	// stencil (a corner) has lapC = lapN = 0.
+	lapPtr     []int32
+	lapIdx     []int32
+	lapC, lapN []float64
+	area       []float64 // a_i = ⅓ Σ rest areas of the fine faces at i, m²
+	ntri       []float64 // number of fine faces at i
+	hMean      float64   // mean fine rest edge length, m
+	cMean      float64   // mean coarse rest edge length, m
+	phi        []float64 // seed pattern φ(material coordinates) ∈ [−1, 1]
 
 	// Scratch of buildTopo, reused by the next build of this topo.
 	cet       edgeTable // coarse edges, for restCorners
@@ -224,19 +227,17 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	// along the boundary (d_a + d_b − 2d_i)/h_i², as a one-sided ring would
 	// count a tilt as bending. Elsewhere (corners): none.
 	t.lapPtr = append(slices.Grow(t.lapPtr[:0], nv+1), 0)
-	t.lapIdx = slices.Grow(t.lapIdx[:0], nv+len(nb))
-	t.lapW = slices.Grow(t.lapW[:0], nv+len(nb))
+	t.lapIdx = slices.Grow(t.lapIdx[:0], len(nb))
+	t.lapC = grow(t.lapC, nv)
+	t.lapN = grow(t.lapN, nv)
 	for v := 0; v < nv; v++ {
 		m := deg[v]
 		h2 := hsq[v] / float64(max(m, 1))
+		t.lapC[v], t.lapN[v] = 0, 0
 		switch {
 		case bdeg[v] == 0 && m >= 3:
-			t.lapIdx = append(t.lapIdx, int32(v))
-			t.lapW = append(t.lapW, -4/h2)
-			for _, u := range nb[nbPtr[v]:nbPtr[v+1]] {
-				t.lapIdx = append(t.lapIdx, u)
-				t.lapW = append(t.lapW, 4/(float64(m)*h2))
-			}
+			t.lapC[v], t.lapN[v] = -4/h2, 4/(float64(m)*h2)
+			t.lapIdx = append(t.lapIdx, nb[nbPtr[v]:nbPtr[v+1]]...)
 		case bdeg[v] == 2:
 			var h2b float64
 			for k := nbPtr[v]; k < nbPtr[v+1]; k++ {
@@ -244,12 +245,10 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 					h2b += rest[nb[k]].Sub(rest[v]).Norm2() / 2
 				}
 			}
-			t.lapIdx = append(t.lapIdx, int32(v))
-			t.lapW = append(t.lapW, -2/h2b)
+			t.lapC[v], t.lapN[v] = -2/h2b, 1/h2b
 			for k := nbPtr[v]; k < nbPtr[v+1]; k++ {
 				if isB[k] {
 					t.lapIdx = append(t.lapIdx, nb[k])
-					t.lapW = append(t.lapW, 1/h2b)
 				}
 			}
 		}
