@@ -442,7 +442,10 @@ func (d *Detailer) prepare(f *Frame) {
 	for i := range d.c {
 		d.c[i] /= t.ntri[i]
 		d.w[i] = d.c[i] + p.Floor
-		d.g[i] = amp * d.c[i] * t.area[i] * t.phi[i]
+		d.g[i] = 0
+		if d.c[i] > 0 {
+			d.g[i] = amp * d.c[i] * t.area[i] * t.seedPhi(i)
+		}
 	}
 
 	// Chord lengths ℓ_c of the coarse edges, for the edge energy's targets

@@ -75,7 +75,8 @@ func edgeKey(a, b int32) uint64 {
 	return uint64(a)<<32 | uint64(uint32(b))
 }
 
-// edgeIndex returns the index of edge (a, b) in l.edges, or −1.
+// edgeIndex returns the index of edge (a, b) in l.edges, or −1; l.et must
+// have been built (edgeTable.build: sorted keys).
 func (l *loopLevel) edgeIndex(a, b int32) int32 {
 	i, ok := slices.BinarySearch(l.edges, edgeKey(a, b))
 	if !ok {
@@ -108,9 +109,15 @@ func loopBeta(n int) float64 {
 // corner may be nil or shorter than nv (missing entries are false). An
 // edge shared by more than two faces is an error.
 func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error {
-	nf := len(tris)
-	// Edges: sorted unique keys, with up to two opposite vertices each.
 	l.et.build(nv, tris)
+	return subdivideLevel(l, nv, tris, corner)
+}
+
+// subdivideLevel is buildLoopLevel with the edges of tris already in l.et
+// (built, or read off the level above by fineEdges).
+func subdivideLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error {
+	nf := len(tris)
+	// Edges, with up to two opposite vertices each.
 	keys := l.et.keys
 	l.nv, l.ne = nv, len(keys)
 	l.edges = keys
