@@ -243,6 +243,7 @@ func (d *Detailer) D() []float64 { return d.d[:d.t.nf] }
 // coarse parameter domain that Loop subdivision maps to it). Valid until the
 // next Update.
 func (d *Detailer) Mapping() (face []int32, bary [][3]float64) {
+	d.t.mapping()
 	return d.t.mFace, d.t.mBary
 }
 

@@ -22,8 +22,9 @@ type topo struct {
 	fine   [][3]int32   // fine faces
 	faceOf []int32      // coarse face of each fine face
 	fRest  []geom.Vec2  // material coordinates of the fine vertices
-	mFace  []int32      // coarse face each fine vertex maps to
-	mBary  [][3]float64 // its barycentric coordinates in that face
+	mFace  []int32      // coarse face each fine vertex maps to (mapping)
+	mBary  [][3]float64 // its barycentric coordinates in that face (mapping)
+	mapped bool         // mFace and mBary are set
 
 	// Membrane rows (EdgeEnergy: one per coarse edge, the ordered fine
 	// points along it; FaceEnergy: one per fine edge, its two endpoints).
@@ -53,8 +54,7 @@ type topo struct {
 	// Scratch of buildTopo, reused by the next build of this topo.
 	corner    []bool
 	cornerScr []int32
-	faceOfB   [2][]int32 // per level: coarse face of each fine face (ping-pong)
-	baryB     [2][]baryCorners
+	baryB     [2][]baryCorners // mapping's per-level corners (ping-pong)
 	restB     [2][]geom.Vec2
 	fe        edgeTable // fine edges
 	efaces    [][2]int32
@@ -90,15 +90,8 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	}
 	t.levels = t.levels[:level]
 
-	// Barycentric coordinates of each fine face's corners in its coarse face.
-	faceOf := grow(t.faceOfB[0], len(f.Tris))
-	bary := grow(t.baryB[0], len(f.Tris))
-	for i := range faceOf {
-		faceOf[i] = int32(i)
-		bary[i] = baryCorners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	}
 	rest := append(t.restB[0][:0], f.Rest...)
-	t.faceOfB[0], t.baryB[0], t.restB[0] = faceOf, bary, rest
+	t.restB[0] = rest
 	tris := f.Tris
 	nv := len(f.Pos)
 	t.levels[0].et.build(nv, f.Tris)
@@ -111,53 +104,26 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		if err := subdivideLevel(L, nv, tris, t.corner); err != nil {
 			return fmt.Errorf("detail: subdividing (level %d): %w", l+1, err)
 		}
-		o := (l + 1) % 2 // the ping-pong buffers this level writes
+		o := (l + 1) % 2 // the ping-pong buffer this level writes
 		r := grow(t.restB[o], nv+L.ne)
 		copy(r, rest)
 		for e, ab := range L.restMid {
 			r[nv+e] = rest[ab[0]].Add(rest[ab[1]]).Scale(0.5)
 		}
-		nFace := grow(t.faceOfB[o], len(L.tris))
-		nBary := grow(t.baryB[o], len(L.tris))
-		for c, p := range L.parent {
-			nFace[c] = faceOf[p]
-			b := bary[p]
-			mid := func(i, j int) [3]float64 {
-				return [3]float64{(b[i][0] + b[j][0]) / 2, (b[i][1] + b[j][1]) / 2, (b[i][2] + b[j][2]) / 2}
-			}
-			m0, m1, m2 := mid(0, 1), mid(1, 2), mid(2, 0)
-			switch c % 4 {
-			case 0:
-				nBary[c] = baryCorners{b[0], m0, m2}
-			case 1:
-				nBary[c] = baryCorners{b[1], m1, m0}
-			case 2:
-				nBary[c] = baryCorners{b[2], m2, m1}
-			case 3:
-				nBary[c] = baryCorners{m0, m1, m2}
-			}
-		}
-		t.faceOfB[o], t.baryB[o], t.restB[o] = nFace, nBary, r
-		faceOf, bary, rest, tris = nFace, nBary, r, L.tris
+		t.restB[o] = r
+		rest, tris = r, L.tris
 		nv += L.ne
 	}
 	t.nf = nv
 	t.fine = tris
-	t.faceOf = faceOf
 	t.fRest = rest
-	t.mFace = grow(t.mFace, nv)
-	t.mBary = grow(t.mBary, nv)
-	for i := range t.mFace {
-		t.mFace[i] = -1
+	// Fine face c lies in coarse face c/4^level: each step makes faces
+	// 4f … 4f+3 of face f.
+	t.faceOf = grow(t.faceOf, len(tris))
+	for c := range t.faceOf {
+		t.faceOf[c] = int32(c >> (2 * level))
 	}
-	for c, tr := range tris {
-		for k, v := range tr {
-			if t.mFace[v] < 0 {
-				t.mFace[v] = faceOf[c]
-				t.mBary[v] = bary[c][k]
-			}
-		}
-	}
+	t.mapped = false
 
 	// Fine edges, and per fine vertex its neighbours, area and face count.
 	t.levels[level-1].fineEdges(&t.fe)
@@ -177,9 +143,9 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 			t.ntri[v]++
 			e := t.fe.of[c][i]
 			if efaces[e][0] < 0 {
-				efaces[e][0] = faceOf[c]
+				efaces[e][0] = t.faceOf[c]
 			} else {
-				efaces[e][1] = faceOf[c]
+				efaces[e][1] = t.faceOf[c]
 			}
 		}
 	}
@@ -352,6 +318,62 @@ func (t *topo) seedPhi(i int) float64 {
 		math.Sin(kk*(0.5*r.X+0.866*r.Y)+2.3)) / 3
 	t.phi[i] = v
 	return v
+}
+
+// mapping sets mFace and mBary, the coarse face of every fine point and
+// its barycentric coordinates there, once per topology: only Mapping
+// needs them, and the barycentric coordinates of every fine face's
+// corners took a fifth of a level-1 rebuild (pprof, 10,000-triangle
+// curtain).
+func (t *topo) mapping() {
+	if t.mapped {
+		return
+	}
+	// Barycentric coordinates of each fine face's corners in its coarse
+	// face, level by level.
+	bary := grow(t.baryB[0], len(t.tris))
+	for i := range bary {
+		bary[i] = baryCorners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	}
+	t.baryB[0] = bary
+	for l := range t.levels {
+		L := &t.levels[l]
+		o := (l + 1) % 2
+		nBary := grow(t.baryB[o], len(L.tris))
+		for c, p := range L.parent {
+			b := bary[p]
+			mid := func(i, j int) [3]float64 {
+				return [3]float64{(b[i][0] + b[j][0]) / 2, (b[i][1] + b[j][1]) / 2, (b[i][2] + b[j][2]) / 2}
+			}
+			m0, m1, m2 := mid(0, 1), mid(1, 2), mid(2, 0)
+			switch c % 4 {
+			case 0:
+				nBary[c] = baryCorners{b[0], m0, m2}
+			case 1:
+				nBary[c] = baryCorners{b[1], m1, m0}
+			case 2:
+				nBary[c] = baryCorners{b[2], m2, m1}
+			case 3:
+				nBary[c] = baryCorners{m0, m1, m2}
+			}
+		}
+		t.baryB[o] = nBary
+		bary = nBary
+	}
+	t.mFace = grow(t.mFace, t.nf)
+	t.mBary = grow(t.mBary, t.nf)
+	for i := range t.mFace {
+		t.mFace[i] = -1
+	}
+	for c, tr := range t.fine {
+		for k, v := range tr {
+			if t.mFace[v] < 0 {
+				t.mFace[v] = t.faceOf[c]
+				t.mBary[v] = bary[c][k]
+			}
+		}
+	}
+	t.mapped = true
 }
 
 // restKey is the exact bit pattern of a fine point's material coordinates.
