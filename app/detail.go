@@ -17,9 +17,10 @@ import (
 // it and the render loop never blocks on it: a request that arrives while
 // one is being worked on replaces any older waiting one (latest only),
 // so on a slow machine the detail lags a few frames behind and skips
-// frames, but never queues up. At level 1 on the 7000-triangle gathered
-// curtain one update costs about 70 ms of CPU (sim/detail's
-// BenchmarkCurtain), more than a 30 fps frame: hence the goroutine.
+// frames, but never queues up. At level 1 on the 10,000-triangle gathered
+// curtain one update costs about 30 ms of CPU, and beside the simulation,
+// which keeps both cores busy, it is ready after about 60 ms (sim/detail's
+// BenchmarkViewer and BenchmarkWhileSimulating): hence the goroutine.
 type detailWorker struct {
 	mu      sync.Mutex
 	wake    chan struct{} // capacity 1: a request is waiting

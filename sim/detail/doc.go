@@ -16,7 +16,8 @@
 //	err = detail.WriteSurface(w, &surface, det.Rest(), "ply")
 //
 // One Detailer per goroutine; once warm, an Update on unchanged coarse
-// faces allocates nothing (TestNoAllocWarm).
+// faces allocates nothing (TestNoAllocWarm), and one on changed faces
+// rebuilds into the previous topology's storage.
 //
 // # The energy
 //
@@ -102,42 +103,58 @@
 // On the same 12 frames of the gathered curtain (TestCompareEnergies,
 // level 2, converged: MaxIter 50, MaxCG 60), the face energy shows the
 // coarse edges far less: mean |d| at fine points on coarse edges over mean
-// |d| inside coarse faces is 1.10 against 1.62 for the thesis's edge
+// |d| inside coarse faces is 1.08 against 1.41 for the thesis's edge
 // energy (1 = no trace of the coarse mesh), and the material length
 // deficit of the fine edges in compressed faces (the face metric's
-// max{T_e − S_e, 0}/T_e, without the slack) is 0.0039 against 0.0267.
-// It needs fewer CG iterations (299 against 586 per frame) on more rows,
-// so it costs about the same (789 against 704 ms CPU at level 2, 134
-// against 139 ms at level 1). Within the per-frame budget the ratios are
-// 1.10 against 1.49 and 0.0044 against 0.0270. DefaultParams uses it.
+// max{T_e − S_e, 0}/T_e, without the slack) is 0.0041 against 0.0271.
+// It needs fewer CG iterations (297 against 568 per frame) on more rows,
+// so it costs less (361 against 515 ms CPU at level 2, 100 against 158 ms
+// at level 1). Within the per-frame budget (4 × 12) the ratios are 1.07
+// against 1.32 and 0.0048 against 0.0268. DefaultParams uses it. (The
+// code before issue 17's speed-up gives the same ratios and deficits; the
+// times are the new code's.)
 //
 // # Cost
 //
-// go test -run XXX -bench 'Curtain|Rebuild' -benchtime 12x ./sim/detail/
-// (the curtain gathered, 7341 coarse triangles on average over the 12
-// frames; CPU time of the process, because 8 jobs shared the 2 cores and
-// wall time was 1.5–3× longer, and even CPU times varied by ±20 % between
-// runs; every call sees a changed coarse mesh, as after an adaptation):
+//	go test -run '^$' -bench 'Viewer|WhileSimulating' -benchtime 12x ./sim/detail/
 //
-//	                    level 1 (29k fine tris)   level 2 (117k fine tris)
-//	face, budget 4×25    74 ms                    339 ms
-//	edge, budget 4×25    71 ms                    272 ms
-//	face, converged     126 ms                    626 ms
-//	edge, converged     147 ms                    687 ms
-//	rebuild only         19 ms                     91 ms
+// BenchmarkViewer details the gathered curtains at their peak, one 30 fps
+// frame after another, with DefaultParams; the adaptive curtain's faces
+// change in every frame, so every Update also rebuilds its fine topology.
+// CPU ms per Update, median of 3 runs interleaved with the code before
+// issue 17's work (another job used about 1.2 of the 2 cores throughout,
+// load 3–4.5, and CPU times varied by ±20 % between runs):
 //
-// The solve runs on the active set (compressed or visibly displaced points
-// and three rings around them, about half of the curtain's fine points);
-// the cost grows with the fine point count, ×4 per level. This does not
-// reach the issue's 33 ms per frame at 10k triangles on this machine: the
-// viewer has to run it on its own goroutine and draw the newest finished
-// surface (it then lags the simulation by two or three frames at level 1),
-// or use it for exports. The time goes to the CG products (the bending
-// Laplacian applied twice, one row per membrane term) and, after every
-// adaptation, to the rebuild of the fine topology (a third of a frame at
-// level 1), which could be made incremental.
+//	                                     level 1     level 2     level 3
+//	adaptive curtain, 9,800 triangles     36 (103)   124 (559)   539 (2380)
+//	2,000-triangle curtain               5.0 (11.5)  14 (41)      43 (175)
 //
-// The package is pure Go and starts no goroutines, so it never touches
-// the simulation's worker pool: the viewer runs it on its own goroutine on
-// the snapshot it draws, and it never delays a simulation step.
+// The fine points grow 4× per level, the cost 3–4.4× (measured). BenchmarkRebuild (7,000 triangles, the rebuild after an
+// adaptation, the warm-start transfer and one CG step) takes 6.9 ms at
+// level 1 and 27 ms at level 2 (21 and 81 before). At level 1 on the
+// adaptive curtain the time goes to the bending product in the CG
+// iterations (a quarter of it), the rebuild (a fifth), the energy
+// evaluations of the line search (an eighth), the active set with its
+// membrane targets (an eighth) and the Loop surface and normals.
+//
+// BenchmarkWhileSimulating steps the simulation flat out on another
+// goroutine meanwhile, as the viewer's loop does when it cannot keep real
+// time. The simulation's worker pool keeps both cores busy, so the detail
+// shares them with it (and here with other jobs using 1–2 cores, load
+// 4.1–4.5). Over 3 runs, an Update at level 1 on the adaptive curtain was
+// ready after 55–76 ms (median of each run; 26–35 ms of CPU) and one at
+// level 2 on 2,000 triangles after 21–30 ms (11–15 ms of CPU), while the
+// simulation's step slowed from 53–60 to 84–108 ms and from 7.2–9.7 to
+// 9.8–13.5 ms. So issue 17's 33 ms per frame holds at level 2 on 2,000
+// triangles for the median Update (the 90th percentile was 29–41 ms); at
+// level 1 on 10,000 triangles the CPU cost alone is about one frame, and
+// the viewer draws the newest finished surface one to three frames
+// behind.
+//
+// The package is pure Go and starts no goroutines, and it does not use
+// the simulation's worker pool (sim/parallel): that pool runs one loop at
+// a time, so the detail's loops would hold up the simulation's, and the
+// simulation already keeps both cores busy. The viewer runs it on its own
+// goroutine on the snapshot it draws: a simulation step never waits for
+// it, though the two share the CPU.
 package detail

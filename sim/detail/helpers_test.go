@@ -36,16 +36,10 @@ func compressX(f *Frame, s float64) *Frame {
 
 // activateAll makes every fine point, bending row and membrane row active,
 // for the tests that call energy, gradient and gnApply directly with
-// arbitrary vectors.
+// arbitrary vectors: the local numbering of the system is then the global
+// one.
 func (d *Detailer) activateAll() {
-	d.act, d.lapRows, d.memRows = d.act[:0], d.lapRows[:0], d.memRows[:0]
-	for i := 0; i < d.t.nf; i++ {
-		d.act = append(d.act, int32(i))
-		if d.t.lapPtr[i+1] > d.t.lapPtr[i] {
-			d.lapRows = append(d.lapRows, int32(i))
-		}
-	}
-	for r := 0; r+1 < len(d.t.rowPtr); r++ {
-		d.memRows = append(d.memRows, int32(r))
-	}
+	d.allActive = true
+	d.activeSet()
+	d.allActive = false
 }

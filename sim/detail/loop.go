@@ -54,10 +54,18 @@ func (s *sparse) apply3(dst, src []geom.Vec3) {
 type loopLevel struct {
 	nv, ne  int
 	op      sparse     // (nv+ne) rows over nv columns
-	edges   []uint64   // sorted edge keys lo<<32 | hi
+	edges   []uint64   // sorted edge keys lo<<32 | hi (et.keys)
 	tris    [][3]int32 // fine faces, 4 per coarse face, same orientation
 	parent  []int32    // coarse face of each fine face (index into this level's input faces)
 	restMid [][2]int32 // endpoints of odd vertex nv+e: rest = (R[a]+R[b])/2
+
+	et edgeTable // the input faces' edges
+	// scratch, reused by the next build
+	opp            [][2]int32
+	valence, nbPtr []int32
+	nbnd           []int8
+	bnb            [][2]int32
+	faces, nb      []int32
 }
 
 func edgeKey(a, b int32) uint64 {
@@ -67,7 +75,8 @@ func edgeKey(a, b int32) uint64 {
 	return uint64(a)<<32 | uint64(uint32(b))
 }
 
-// edgeIndex returns the index of edge (a, b) in l.edges, or −1.
+// edgeIndex returns the index of edge (a, b) in l.edges, or −1; l.et must
+// have been built (edgeTable.build: sorted keys).
 func (l *loopLevel) edgeIndex(a, b int32) int32 {
 	i, ok := slices.BinarySearch(l.edges, edgeKey(a, b))
 	if !ok {
@@ -100,40 +109,40 @@ func loopBeta(n int) float64 {
 // corner may be nil or shorter than nv (missing entries are false). An
 // edge shared by more than two faces is an error.
 func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error {
+	l.et.build(nv, tris)
+	return subdivideLevel(l, nv, tris, corner)
+}
+
+// subdivideLevel is buildLoopLevel with the edges of tris already in l.et
+// (built, or read off the level above by fineEdges).
+func subdivideLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error {
 	nf := len(tris)
-	// Edges: sorted unique keys, with up to two opposite vertices each.
-	keys := make([]uint64, 0, 3*nf)
-	for _, t := range tris {
-		for i := 0; i < 3; i++ {
-			keys = append(keys, edgeKey(t[i], t[(i+1)%3]))
-		}
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
+	// Edges, with up to two opposite vertices each.
+	keys := l.et.keys
 	l.nv, l.ne = nv, len(keys)
 	l.edges = keys
 	ne := len(keys)
-	opp := make([][2]int32, ne)
-	cnt := make([]uint8, ne)
-	for i := range opp {
-		opp[i] = [2]int32{-1, -1}
+	for e, n := range l.et.nface {
+		if n > 2 {
+			return fmt.Errorf("edge (%d,%d) is shared by more than two faces", int32(keys[e]>>32), int32(uint32(keys[e])))
+		}
 	}
-	edgeOf := make([][3]int32, nf)
+	opp := grow(l.opp, ne)
+	cnt := l.et.nface // counted again while filling opp, to the same values
+	clear(cnt)
 	for f, t := range tris {
 		for i := 0; i < 3; i++ {
-			e := l.edgeIndex(t[i], t[(i+1)%3])
-			edgeOf[f][i] = e
-			if cnt[e] >= 2 {
-				return fmt.Errorf("edge (%d,%d) is shared by more than two faces", t[i], t[(i+1)%3])
-			}
+			e := l.et.of[f][i]
 			opp[e][cnt[e]] = t[(i+2)%3]
 			cnt[e]++
 		}
 	}
 	// Per vertex: neighbour count and boundary neighbours.
-	valence := make([]int32, nv)
-	nbnd := make([]int8, nv)
-	bnb := make([][2]int32, nv)
+	valence := grow(l.valence, nv)
+	nbnd := grow(l.nbnd, nv)
+	bnb := grow(l.bnb, nv)
+	clear(valence)
+	clear(nbnd)
 	for e, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
 		valence[a]++
@@ -147,32 +156,36 @@ func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 			}
 		}
 	}
-	faces := make([]int32, nv) // faces per vertex, to find corners
+	faces := grow(l.faces, nv) // faces per vertex, to find corners
+	clear(faces)
 	for _, t := range tris {
 		for _, v := range t {
 			faces[v]++
 		}
 	}
 	// Neighbour lists (CSR) for the even rule.
-	nbPtr := make([]int32, nv+1)
+	nbPtr := grow(l.nbPtr, nv+1)
+	nbPtr[0] = 0
 	for v := 0; v < nv; v++ {
 		nbPtr[v+1] = nbPtr[v] + valence[v]
 	}
-	nb := make([]int32, nbPtr[nv])
-	fill := slices.Clone(nbPtr[:nv])
+	nb := grow(l.nb, int(nbPtr[nv]))
+	cur := valence // the valences are in nbPtr now: reuse as fill cursors
+	copy(cur, nbPtr[:nv])
 	for _, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
-		nb[fill[a]] = b
-		fill[a]++
-		nb[fill[b]] = a
-		fill[b]++
+		nb[cur[a]] = b
+		cur[a]++
+		nb[cur[b]] = a
+		cur[b]++
 	}
+	l.opp, l.valence, l.nbnd, l.bnb, l.faces, l.nbPtr, l.nb = opp, valence, nbnd, bnb, faces, nbPtr, nb
 	l.op.reset()
 	l.op.Ptr = slices.Grow(l.op.Ptr, nv+ne)
 	l.op.Col = slices.Grow(l.op.Col, 2*len(nb)+nv+4*ne)
 	l.op.Val = slices.Grow(l.op.Val, 2*len(nb)+nv+4*ne)
 	for v := 0; v < nv; v++ {
-		n := int(valence[v])
+		n := int(nbPtr[v+1] - nbPtr[v])
 		switch {
 		case nbnd[v] == 0 && n >= 3:
 			b := loopBeta(n)
@@ -208,9 +221,9 @@ func buildLoopLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 	l.tris = slices.Grow(l.tris[:0], 4*nf)
 	l.parent = slices.Grow(l.parent[:0], 4*nf)
 	for f, t := range tris {
-		m0 := int32(nv) + edgeOf[f][0] // on edge t0–t1
-		m1 := int32(nv) + edgeOf[f][1] // t1–t2
-		m2 := int32(nv) + edgeOf[f][2] // t2–t0
+		m0 := int32(nv) + l.et.of[f][0] // on edge t0–t1
+		m1 := int32(nv) + l.et.of[f][1] // t1–t2
+		m2 := int32(nv) + l.et.of[f][2] // t2–t0
 		l.tris = append(l.tris,
 			[3]int32{t[0], m0, m2},
 			[3]int32{t[1], m1, m0},
@@ -250,28 +263,30 @@ func LoopSubdivide(pos []geom.Vec3, tris [][3]int32, levels int) ([]geom.Vec3, [
 
 // restCorners marks the boundary vertices where the boundary turns by more
 // than 30° in material space (the corners of a sheet), which subdivision
-// keeps in place.
-func restCorners(rest []geom.Vec2, tris [][3]int32) []bool {
-	// Boundary edges are the directed edges whose reverse is absent.
-	type de struct{ a, b int32 }
-	dir := make(map[de]bool, 3*len(tris))
-	for _, t := range tris {
-		for i := 0; i < 3; i++ {
-			dir[de{t[i], t[(i+1)%3]}] = true
+// keeps in place. et must hold the edges of the faces. It returns corner
+// and scratch (3 per vertex) grown to size, for reuse.
+func restCorners(rest []geom.Vec2, et *edgeTable, corner []bool, scratch []int32) ([]bool, []int32) {
+	// Boundary edges are the directed edges whose reverse is absent: the
+	// edges that faces run one way only (et.dir 1: lo → hi, 2: hi → lo).
+	nv := len(rest)
+	corner = grow(corner, nv)
+	clear(corner)
+	scratch = grow(scratch, 3*nv)
+	clear(scratch)
+	in, out, nb := scratch[:nv], scratch[nv:2*nv], scratch[2*nv:] // boundary predecessor + 1, successor + 1, boundary edges
+	for e, k := range et.keys {
+		a, b := int32(k>>32), int32(uint32(k))
+		switch et.dir[e] {
+		case 2:
+			a, b = b, a
+		case 3:
+			continue
 		}
+		out[a] = b + 1
+		in[b] = a + 1
+		nb[a]++
+		nb[b]++
 	}
-	in := make([]int32, len(rest)) // boundary predecessor +1
-	out := make([]int32, len(rest))
-	nb := make([]int8, len(rest))
-	for e := range dir {
-		if !dir[de{e.b, e.a}] {
-			out[e.a] = e.b + 1
-			in[e.b] = e.a + 1
-			nb[e.a]++
-			nb[e.b]++
-		}
-	}
-	corner := make([]bool, len(rest))
 	cos30 := math.Cos(math.Pi / 6)
 	for v := range rest {
 		if nb[v] != 2 || in[v] == 0 || out[v] == 0 {
@@ -282,7 +297,7 @@ func restCorners(rest []geom.Vec2, tris [][3]int32) []bool {
 		c := (a.X*b.X + a.Y*b.Y) / math.Sqrt(a.Norm2()*b.Norm2())
 		corner[v] = c < cos30
 	}
-	return corner
+	return corner, scratch
 }
 
 // checkFaces reports indices out of range and degenerate faces.

@@ -3,6 +3,7 @@ package detail
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"drape/sim/geom"
@@ -242,5 +243,53 @@ func TestLoopErrors(t *testing.T) {
 	}
 	if _, _, err := LoopSubdivide(pos, [][3]int32{{0, 1, 2}}, 4); err == nil {
 		t.Error("level 4: no error")
+	}
+}
+
+// TestFineEdges checks the edges that fineEdges reads off a subdivision
+// against a table built from the fine faces: every face corner names its
+// edge, each edge appears once, and boundary status and direction agree.
+func TestFineEdges(t *testing.T) {
+	m, err := geom.IrregularGrid(1, 0.7, 80, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := frameOf(m)
+	nv, tris := len(f.Pos), f.Tris
+	var l loopLevel
+	l.et.build(nv, tris)
+	for level := 1; level <= 3; level++ {
+		if err := subdivideLevel(&l, nv, tris, nil); err != nil {
+			t.Fatal(err)
+		}
+		var got, want edgeTable
+		l.fineEdges(&got)
+		nv, tris = nv+l.ne, slices.Clone(l.tris)
+		want.build(nv, tris)
+		if len(got.keys) != len(want.keys) {
+			t.Fatalf("level %d: %d edges, want %d", level, len(got.keys), len(want.keys))
+		}
+		seen := map[uint64]int{}
+		for e, k := range got.keys {
+			if prev, ok := seen[k]; ok {
+				t.Fatalf("level %d: edge %x listed as %d and %d", level, k, prev, e)
+			}
+			seen[k] = e
+		}
+		for fi, tr := range tris {
+			for i := 0; i < 3; i++ {
+				g, w := got.of[fi][i], want.of[fi][i]
+				if k := edgeKey(tr[i], tr[(i+1)%3]); got.keys[g] != k {
+					t.Fatalf("level %d face %d corner %d: edge %x, want %x", level, fi, i, got.keys[g], k)
+				}
+				if got.nface[g] != want.nface[w] || got.dir[g] != want.dir[w] {
+					t.Errorf("level %d face %d corner %d: faces %d dir %d, want %d %d", level, fi, i, got.nface[g], got.dir[g], want.nface[w], want.dir[w])
+				}
+			}
+		}
+		// The next level subdivides these faces with these edges.
+		var next loopLevel
+		next.et = got
+		l = next
 	}
 }

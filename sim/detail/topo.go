@@ -22,8 +22,9 @@ type topo struct {
 	fine   [][3]int32   // fine faces
 	faceOf []int32      // coarse face of each fine face
 	fRest  []geom.Vec2  // material coordinates of the fine vertices
-	mFace  []int32      // coarse face each fine vertex maps to
-	mBary  [][3]float64 // its barycentric coordinates in that face
+	mFace  []int32      // coarse face each fine vertex maps to (mapping)
+	mBary  [][3]float64 // its barycentric coordinates in that face (mapping)
+	mapped bool         // mFace and mBary are set
 
 	// Membrane rows (EdgeEnergy: one per coarse edge, the ordered fine
 	// points along it; FaceEnergy: one per fine edge, its two endpoints).
@@ -35,17 +36,38 @@ type topo struct {
 	rowRest []float64  // rest length: L_c of the coarse edge, or of the fine edge, m
 	rowDir  []geom.Vec2
 
-	// Bending rows: discrete Laplacian per fine vertex, lapW over lapIdx,
-	// already divided by h_i² so that Lap_i d ≈ ∇²d, 1/m.
-	lapPtr []int32
-	lapIdx []int32
-	lapW   []float64
-	area   []float64 // a_i = ⅓ Σ rest areas of the fine faces at i, m²
-	ntri   []float64 // number of fine faces at i
-	hMean  float64   // mean fine rest edge length, m
-	cMean  float64   // mean coarse rest edge length, m
-	phi    []float64 // seed pattern φ(material coordinates) ∈ [−1, 1]
+	// Bending rows: the discrete Laplacian of fine vertex i is
+	// Lap_i d = lapC[i]·d_i + lapN[i]·Σ_j d_j over the stencil j in
+	// lapIdx[lapPtr[i]:lapPtr[i+1]] (all neighbours get the same weight),
+	// already divided by h_i² so that Lap_i d ≈ ∇²d, 1/m². A vertex with no
+	// stencil (a corner) has lapC = lapN = 0.
+	lapPtr     []int32
+	lapIdx     []int32
+	lapC, lapN []float64
+	area       []float64 // a_i = ⅓ Σ rest areas of the fine faces at i, m²
+	ntri       []float64 // number of fine faces at i
+	hMean      float64   // mean fine rest edge length, m
+	cMean      float64   // mean coarse rest edge length, m
+	phi        []float64 // seed pattern φ(material coordinates) ∈ [−1, 1], NaN until seedPhi
+	phiK       float64   // its wave number 2π/λ, 1/m
+
+	// Scratch of buildTopo, reused by the next build of this topo.
+	corner    []bool
+	cornerScr []int32
+	baryB     [2][]baryCorners // mapping's per-level corners (ping-pong)
+	restB     [2][]geom.Vec2
+	fe        edgeTable // fine edges
+	efaces    [][2]int32
+	deg, bdeg []int32
+	hsq       []float64
+	nbPtr, nb []int32
+	isB       []bool
+	chain     [4][]int32
 }
+
+// baryCorners are the barycentric coordinates of a fine face's corners in
+// its coarse face.
+type baryCorners [3][3]float64
 
 // sameInput reports whether f has the faces, level and material
 // coordinates t was built from.
@@ -56,7 +78,7 @@ func (t *topo) sameInput(f *Frame, level int, kind EnergyKind) bool {
 
 // buildTopo subdivides f's faces level times and sets up the mapping back
 // to the coarse mesh, the membrane rows of the chosen energy and the
-// bending rows.
+// bending rows. It reuses t's storage.
 func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64) error {
 	t.level = level
 	t.kind = kind
@@ -64,104 +86,75 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	t.tris = append(t.tris[:0], f.Tris...)
 	t.rest = append(t.rest[:0], f.Rest...)
 	if cap(t.levels) < level {
-		t.levels = make([]loopLevel, level)
+		t.levels = append(t.levels[:cap(t.levels)], make([]loopLevel, level-cap(t.levels))...)
 	}
 	t.levels = t.levels[:level]
 
-	// Barycentric coordinates of each fine face's corners in its coarse face.
-	type corners [3][3]float64
-	faceOf := make([]int32, len(f.Tris))
-	bary := make([]corners, len(f.Tris))
-	for i := range faceOf {
-		faceOf[i] = int32(i)
-		bary[i] = corners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	}
+	rest := append(t.restB[0][:0], f.Rest...)
+	t.restB[0] = rest
 	tris := f.Tris
-	rest := slices.Clone(f.Rest)
 	nv := len(f.Pos)
-	corner := restCorners(f.Rest, f.Tris)
+	t.levels[0].et.build(nv, f.Tris)
+	t.corner, t.cornerScr = restCorners(f.Rest, &t.levels[0].et, t.corner, t.cornerScr)
 	for l := 0; l < level; l++ {
 		L := &t.levels[l]
-		if err := buildLoopLevel(L, nv, tris, corner); err != nil {
+		if l > 0 {
+			t.levels[l-1].fineEdges(&L.et)
+		}
+		if err := subdivideLevel(L, nv, tris, t.corner); err != nil {
 			return fmt.Errorf("detail: subdividing (level %d): %w", l+1, err)
 		}
-		r := make([]geom.Vec2, nv+L.ne)
+		o := (l + 1) % 2 // the ping-pong buffer this level writes
+		r := grow(t.restB[o], nv+L.ne)
 		copy(r, rest)
 		for e, ab := range L.restMid {
 			r[nv+e] = rest[ab[0]].Add(rest[ab[1]]).Scale(0.5)
 		}
-		nFace := make([]int32, len(L.tris))
-		nBary := make([]corners, len(L.tris))
-		for c, p := range L.parent {
-			nFace[c] = faceOf[p]
-			b := bary[p]
-			mid := func(i, j int) [3]float64 {
-				return [3]float64{(b[i][0] + b[j][0]) / 2, (b[i][1] + b[j][1]) / 2, (b[i][2] + b[j][2]) / 2}
-			}
-			m0, m1, m2 := mid(0, 1), mid(1, 2), mid(2, 0)
-			switch c % 4 {
-			case 0:
-				nBary[c] = corners{b[0], m0, m2}
-			case 1:
-				nBary[c] = corners{b[1], m1, m0}
-			case 2:
-				nBary[c] = corners{b[2], m2, m1}
-			case 3:
-				nBary[c] = corners{m0, m1, m2}
-			}
-		}
-		faceOf, bary, rest, tris = nFace, nBary, r, L.tris
+		t.restB[o] = r
+		rest, tris = r, L.tris
 		nv += L.ne
 	}
 	t.nf = nv
 	t.fine = tris
-	t.faceOf = faceOf
 	t.fRest = rest
-	t.mFace = make([]int32, nv)
-	t.mBary = make([][3]float64, nv)
-	for i := range t.mFace {
-		t.mFace[i] = -1
+	// Fine face c lies in coarse face c/4^level: each step makes faces
+	// 4f … 4f+3 of face f.
+	t.faceOf = grow(t.faceOf, len(tris))
+	for c := range t.faceOf {
+		t.faceOf[c] = int32(c >> (2 * level))
 	}
-	for c, tr := range tris {
-		for k, v := range tr {
-			if t.mFace[v] < 0 {
-				t.mFace[v] = faceOf[c]
-				t.mBary[v] = bary[c][k]
-			}
-		}
-	}
+	t.mapped = false
 
 	// Fine edges, and per fine vertex its neighbours, area and face count.
-	keys := make([]uint64, 0, 3*len(tris))
-	for _, tr := range tris { // fine edges
-		for i := 0; i < 3; i++ {
-			keys = append(keys, edgeKey(tr[i], tr[(i+1)%3]))
-		}
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	efaces := make([][2]int32, len(keys))
+	t.levels[level-1].fineEdges(&t.fe)
+	keys := t.fe.keys
+	efaces := grow(t.efaces, len(keys))
 	for i := range efaces {
 		efaces[i] = [2]int32{-1, -1}
 	}
-	t.area = make([]float64, nv)
-	t.ntri = make([]float64, nv)
+	t.area = grow(t.area, nv)
+	t.ntri = grow(t.ntri, nv)
+	clear(t.area)
+	clear(t.ntri)
 	for c, tr := range tris {
 		a := geom.RestArea(rest[tr[0]], rest[tr[1]], rest[tr[2]])
 		for i, v := range tr {
 			t.area[v] += math.Abs(a) / 3
 			t.ntri[v]++
-			e, _ := slices.BinarySearch(keys, edgeKey(v, tr[(i+1)%3]))
+			e := t.fe.of[c][i]
 			if efaces[e][0] < 0 {
-				efaces[e][0] = faceOf[c]
+				efaces[e][0] = t.faceOf[c]
 			} else {
-				efaces[e][1] = faceOf[c]
+				efaces[e][1] = t.faceOf[c]
 			}
 		}
 	}
-	deg := make([]int32, nv)
-	bdeg := make([]int32, nv)
-	hsq := make([]float64, nv)
+	deg := grow(t.deg, nv)
+	bdeg := grow(t.bdeg, nv)
+	hsq := grow(t.hsq, nv)
+	clear(deg)
+	clear(bdeg)
+	clear(hsq)
 	hsum := 0.0
 	for e, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
@@ -177,13 +170,15 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		}
 	}
 	t.hMean = hsum / float64(max(len(keys), 1))
-	nbPtr := make([]int32, nv+1)
+	nbPtr := grow(t.nbPtr, nv+1)
+	nbPtr[0] = 0
 	for v := 0; v < nv; v++ {
 		nbPtr[v+1] = nbPtr[v] + deg[v]
 	}
-	nb := make([]int32, nbPtr[nv])
-	isB := make([]bool, len(nb))
-	fill := slices.Clone(nbPtr[:nv])
+	nb := grow(t.nb, int(nbPtr[nv]))
+	isB := grow(t.isB, len(nb))
+	fill := grow(t.fe.ptr, nv) // the edge table's scratch, done with
+	copy(fill, nbPtr[:nv])
 	for e, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
 		bd := efaces[e][1] < 0
@@ -192,6 +187,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		nb[fill[b]], isB[fill[b]] = a, bd
 		fill[b]++
 	}
+	t.efaces, t.deg, t.bdeg, t.hsq, t.nbPtr, t.nb, t.isB = efaces, deg, bdeg, hsq, nbPtr, nb, isB
 	// Laplacian rows. Interior: Lap_i d = 4(Σ_j d_j/m − d_i)/h_i² (the
 	// regular-lattice estimate of ∇²d, h_i² the mean squared rest length
 	// of i's edges); this is eq. 3.2's (Σ_j d_j − m·d_i) scaled by 4/(m·h_i²)
@@ -200,19 +196,17 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	// along the boundary (d_a + d_b − 2d_i)/h_i², as a one-sided ring would
 	// count a tilt as bending. Elsewhere (corners): none.
 	t.lapPtr = append(slices.Grow(t.lapPtr[:0], nv+1), 0)
-	t.lapIdx = slices.Grow(t.lapIdx[:0], nv+len(nb))
-	t.lapW = slices.Grow(t.lapW[:0], nv+len(nb))
+	t.lapIdx = slices.Grow(t.lapIdx[:0], len(nb))
+	t.lapC = grow(t.lapC, nv)
+	t.lapN = grow(t.lapN, nv)
 	for v := 0; v < nv; v++ {
 		m := deg[v]
 		h2 := hsq[v] / float64(max(m, 1))
+		t.lapC[v], t.lapN[v] = 0, 0
 		switch {
 		case bdeg[v] == 0 && m >= 3:
-			t.lapIdx = append(t.lapIdx, int32(v))
-			t.lapW = append(t.lapW, -4/h2)
-			for _, u := range nb[nbPtr[v]:nbPtr[v+1]] {
-				t.lapIdx = append(t.lapIdx, u)
-				t.lapW = append(t.lapW, 4/(float64(m)*h2))
-			}
+			t.lapC[v], t.lapN[v] = -4/h2, 4/(float64(m)*h2)
+			t.lapIdx = append(t.lapIdx, nb[nbPtr[v]:nbPtr[v+1]]...)
 		case bdeg[v] == 2:
 			var h2b float64
 			for k := nbPtr[v]; k < nbPtr[v+1]; k++ {
@@ -220,12 +214,10 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 					h2b += rest[nb[k]].Sub(rest[v]).Norm2() / 2
 				}
 			}
-			t.lapIdx = append(t.lapIdx, int32(v))
-			t.lapW = append(t.lapW, -2/h2b)
+			t.lapC[v], t.lapN[v] = -2/h2b, 1/h2b
 			for k := nbPtr[v]; k < nbPtr[v+1]; k++ {
 				if isB[k] {
 					t.lapIdx = append(t.lapIdx, nb[k])
-					t.lapW = append(t.lapW, 1/h2b)
 				}
 			}
 		}
@@ -253,24 +245,33 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	t.cMean = math.Sqrt(csum / float64(max(len(L0.edges), 1)))
 	switch kind {
 	case EdgeEnergy:
-		// Walk each coarse edge down the levels: between consecutive
-		// points x, y of its chain the next level inserts the odd vertex
-		// of edge (x, y).
-		chain := make([]int32, 0, 1<<level+1)
-		next := make([]int32, 0, 1<<level+1)
-		for _, k := range L0.edges {
+		// Walk each coarse edge down the levels: segment x–y of its chain,
+		// edge e of level l, gets the odd vertex nv_l + e, and its halves
+		// are edges of level l + 1 (fineEdges' numbering).
+		chain, next := t.chain[0][:0], t.chain[1][:0] // points
+		seg, nseg := t.chain[2][:0], t.chain[3][:0]   // edge of each segment
+		for e0, k := range L0.edges {
 			a, b := int32(k>>32), int32(uint32(k))
 			chain = append(chain[:0], a, b)
+			seg = append(seg[:0], int32(e0))
 			for l := 0; l < level; l++ {
 				L := &t.levels[l]
 				next = append(next[:0], chain[0])
-				for j := 1; j < len(chain); j++ {
-					e := L.edgeIndex(chain[j-1], chain[j])
-					next = append(next, int32(L.nv)+e, chain[j])
+				nseg = nseg[:0]
+				for j, e := range seg {
+					x := chain[j]
+					lo := 2 * e // the half at x
+					if int32(L.et.keys[e]>>32) != x {
+						lo++
+					}
+					next = append(next, int32(L.nv)+e, chain[j+1])
+					nseg = append(nseg, lo, lo^1)
 				}
 				chain, next = next, chain
+				seg, nseg = nseg, seg
 			}
 			t.rowIdx = append(t.rowIdx, chain...)
+			t.chain = [4][]int32{chain, next, seg, nseg}
 			t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
 			t.rowA = append(t.rowA, a)
 			t.rowB = append(t.rowB, b)
@@ -292,17 +293,87 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		}
 	}
 
-	// Seed pattern: three plane waves of wavelength λ in material space, so
-	// that it is the same material pattern in every frame (no popping when
-	// the mesh adapts) and has a component along every fold direction.
-	lam := wavelength * t.hMean
-	kk := 2 * math.Pi / lam
-	t.phi = make([]float64, nv)
-	for i, r := range rest {
-		t.phi[i] = (math.Sin(kk*r.X+0.3) + math.Sin(kk*r.Y+1.1) +
-			math.Sin(kk*(0.5*r.X+0.866*r.Y)+2.3)) / 3
+	// The seed pattern is evaluated where the seed needs it (seedPhi).
+	t.phiK = 2 * math.Pi / (wavelength * t.hMean)
+	t.phi = grow(t.phi, nv)
+	for i := range t.phi {
+		t.phi[i] = math.NaN()
 	}
 	return nil
+}
+
+// seedPhi returns the seed pattern φ at fine point i: three plane waves of
+// wavelength λ in material space, so that it is the same material pattern
+// in every frame (no popping when the mesh adapts) and has a component
+// along every fold direction. It is computed on first use and kept with
+// the topology: only compressed points need it, and on the adapting
+// curtain, rebuilt every frame, the sines for all 20,000 fine points took
+// 4 % of a level-1 update (pprof).
+func (t *topo) seedPhi(i int) float64 {
+	if v := t.phi[i]; v == v {
+		return v
+	}
+	r, kk := t.fRest[i], t.phiK
+	v := (math.Sin(kk*r.X+0.3) + math.Sin(kk*r.Y+1.1) +
+		math.Sin(kk*(0.5*r.X+0.866*r.Y)+2.3)) / 3
+	t.phi[i] = v
+	return v
+}
+
+// mapping sets mFace and mBary, the coarse face of every fine point and
+// its barycentric coordinates there, once per topology: only Mapping
+// needs them, and the barycentric coordinates of every fine face's
+// corners took a fifth of a level-1 rebuild (pprof, 10,000-triangle
+// curtain).
+func (t *topo) mapping() {
+	if t.mapped {
+		return
+	}
+	// Barycentric coordinates of each fine face's corners in its coarse
+	// face, level by level.
+	bary := grow(t.baryB[0], len(t.tris))
+	for i := range bary {
+		bary[i] = baryCorners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	}
+	t.baryB[0] = bary
+	for l := range t.levels {
+		L := &t.levels[l]
+		o := (l + 1) % 2
+		nBary := grow(t.baryB[o], len(L.tris))
+		for c, p := range L.parent {
+			b := bary[p]
+			mid := func(i, j int) [3]float64 {
+				return [3]float64{(b[i][0] + b[j][0]) / 2, (b[i][1] + b[j][1]) / 2, (b[i][2] + b[j][2]) / 2}
+			}
+			m0, m1, m2 := mid(0, 1), mid(1, 2), mid(2, 0)
+			switch c % 4 {
+			case 0:
+				nBary[c] = baryCorners{b[0], m0, m2}
+			case 1:
+				nBary[c] = baryCorners{b[1], m1, m0}
+			case 2:
+				nBary[c] = baryCorners{b[2], m2, m1}
+			case 3:
+				nBary[c] = baryCorners{m0, m1, m2}
+			}
+		}
+		t.baryB[o] = nBary
+		bary = nBary
+	}
+	t.mFace = grow(t.mFace, t.nf)
+	t.mBary = grow(t.mBary, t.nf)
+	for i := range t.mFace {
+		t.mFace[i] = -1
+	}
+	for c, tr := range t.fine {
+		for k, v := range tr {
+			if t.mFace[v] < 0 {
+				t.mFace[v] = t.faceOf[c]
+				t.mBary[v] = bary[c][k]
+			}
+		}
+	}
+	t.mapped = true
 }
 
 // restKey is the exact bit pattern of a fine point's material coordinates.
