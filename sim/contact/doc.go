@@ -18,25 +18,29 @@
 //     rigid or enriched with three shear modes (Tsiknis 2006, end of
 //     ch. 2), repeated until a CCD pass finds nothing (zones.go).
 //
-// Half-spaces are tested analytically per vertex. The broad phase is one
-// spatial hash per object (Teschner et al. 2003; Bender & Deul §6: each
-// object its own cell size, its mean edge length, a body's at least the
-// cloth's; cells over swept boxes; static bodies built once; each vertex
-// and edge owned by exactly one triangle so that each primitive pair is
-// tested once; queries in parallel over a read-only table: grid.go,
-// detect.go). Cloth–cloth pairs are found per patch of about two dozen
-// faces: a patch whose normals stay within a cone and whose projected
-// boundary stays simple over the step is certified free of
-// self-intersection and contributes no pair (Volino & Magnenat-Thalmann
-// 1994; Provot 1997 §3), and the pairs of patches whose boxes overlap, in
-// a hash of the patch boxes, are tested triangle by triangle
-// (patches.go). The proximity query's triangle pairs serve every CCD pass
-// of the call (only triangles that outgrow their boxes query again, and a
-// patch that loses its certificate adds its pairs), each with a lower
-// bound of its primitive distances at x^n, so that a pair whose relative
-// motion over the step cannot close that distance is skipped before any
-// cubic (farOverStep). IntersectingPairs counts intersecting non-adjacent
-// cloth triangles for the UI.
+// Half-spaces are tested analytically per vertex, spheres and capsules
+// per vertex and per face from their core segment (round.go: the solid
+// contains its tessellation). The broad phase is one spatial hash per
+// object (Teschner et al. 2003; Bender & Deul §6: each object its own cell
+// size, its mean edge length, a body's at least the cloth's; cells over
+// swept boxes; static bodies built once; each vertex and edge owned by
+// exactly one triangle so that each primitive pair is tested once; queries
+// in parallel over a read-only table: grid.go, detect.go). Cloth–cloth
+// pairs are found per patch of about two dozen faces, in a hash of the
+// patch boxes: a patch, or a cluster of patches (groups of four, up to
+// four levels), whose normals stay within a cone and whose projected
+// boundary stays simple is certified free of self-intersection and
+// contributes no pair (Volino & Magnenat-Thalmann 1994; Provot 1997 §3);
+// a certificate holds for all shapes within a slack of the one it was
+// made at, so it lasts while the cloth deforms little; the pairs of
+// patches not inside one certified cluster are tested triangle by
+// triangle (patches.go). The proximity query's triangle pairs serve every
+// CCD pass of the call (a triangle that outgrows its box adds its new
+// pairs once, and a cluster that loses its certificate adds the pairs it
+// covered), each with a lower bound of its primitive distances at x^n, so
+// that a pair whose relative motion over the step cannot close that
+// distance is skipped before any cubic (farOverStep). IntersectingPairs
+// counts intersecting non-adjacent cloth triangles for the UI.
 //
 // Decisions (where the papers leave a choice; each is argued at its code):
 //

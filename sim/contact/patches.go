@@ -26,41 +26,41 @@ import (
 // that intersected in space would cover the projection of their
 // intersection twice.
 //
-// Over a step (x^n → x^n + Δt·v, linear) the certificate must hold at
-// every τ ∈ [0, 1]. A face's normal N(τ) = N₀ + τN₁ + τ²N₂ is quadratic,
-// so min over τ of n·N(τ) is exact. The boundary stays simple while it
-// stays star-shaped about its centroid (starShaped: a quadratic per
-// segment, O(b) for a boundary of b segments); a boundary that is not
-// star-shaped is tested in O(b²): no two non-adjacent segments, s apart at
-// τ = 0, move relative to each other by s or more, and no two adjacent
-// ones fold onto each other (the interior angle between them plus the
-// most each can turn stays below 2π, which with Gauss–Bonnet needs only
-// the turning angles).
+// A certificate with a slack. certifyShape certifies a cluster at the
+// positions x^n together with the largest ε for which every shape whose
+// vertices lie within ε of those positions, after a common translation,
+// is still a graph: the cone condition with the normals' largest change
+// taken off, and a boundary that stays simple (star-shaped about its
+// centroid with margin, or, by a sweep over its segments, non-adjacent
+// segments more than 2ε apart and adjacent ones unable to fold onto each
+// other). A step's trajectories x^n → x^n + Δt·v are covered when both
+// ends of every vertex's path lie within ε of the reference (withinSlack:
+// the deviation along a straight path is a convex combination of the
+// ends'). A cluster keeps its certificate from pass to pass and from step
+// to step while the cloth deforms by less than ε relative to it, so a
+// resting or slowly moving cloth certifies almost nothing again.
 //
-// A certified patch contributes no cloth–cloth primitive pair from inside
-// itself to any stage: no intersection can arise in it over the step,
-// and its proximity pairs within h are in-plane neighbours, not layers (a
-// graph has one layer). What is left are the pairs of patches whose boxes
-// overlap (neighbours, layers, folds), tested triangle by triangle. The
-// certificates depend on the velocities: every CCD pass certifies again
-// the patches whose vertices changed, and a patch that lost the
-// certificate under which the proximity pass culled its pairs has them
-// added to the candidate pairs of the call (recertify).
+// The hierarchy. Level 0 are the patches; each level above groups up to
+// four adjacent clusters of the one below, up to four levels. A pair of
+// patches that lies in one certified cluster at any level contributes no
+// cloth–cloth primitive pair to any stage: no intersection can arise in
+// it over the step, and its proximity pairs within h are in-plane
+// neighbours, not layers (a graph has one layer). What is left are the
+// pairs of patches whose boxes overlap and share no certified cluster
+// (layers, folds, the neighbours of uncertified clusters), tested triangle
+// by triangle. Every CCD pass checks again the clusters whose vertices'
+// velocities changed, and the patch pairs the proximity pass culled under
+// a certificate that no longer holds become candidate pairs (recertify).
 //
-// Decision: patches only, not unions of adjacent ones. Certifying the
-// union of two adjacent certified patches as well (tried: its boundary
-// loop, star tests about its centroid and about the middle of the common
-// arc, then the O(b²) test) drops the pairs across their common boundary,
-// but patches grown from triangles have jagged boundaries (on a frame of
-// the full-resolution sphere drape 199 of 911 patches, and 14 of 2548
-// unions, were star-shaped), so the unions need the O(b²) test, and it
-// cost what the pairs it saved did: Resolve on that frame took 32.8
-// against 30.0 CPU ms (medians of 6), and on sphere-adaptive the
-// collisions took 45–50 % of the step's CPU with unions, 44–54 % without.
-// Certifying instead the star of every vertex on a patch boundary (its
-// fan of faces: the cone test and the fan's winding about the vertex, no
-// boundary test) removed 80 % of the pairs left on that frame (61 000 to
-// 12 000) but cost as much again: 27.2 against 27.7 CPU ms per Resolve.
+// Decisions, measured on frames of the sphere scene (the 22140-face
+// full-resolution drape, the 2702-face adaptive one; CPU ms per Resolve,
+// medians): unions of two adjacent patches certified by an O(b²)
+// boundary test cost what the pairs they saved did (32.8 against 30.0),
+// and so did certifying the star of every boundary vertex (27.2 against
+// 27.7); the hierarchy of clusters brought 29.3 down to 24.2, and
+// certificates with a slack, instead of certificates of each step's
+// trajectories (the normal's quadratic in τ, the boundary's motion
+// bounded) recomputed every pass, 24.9 down to 20.2.
 //
 // The patches are grown by breadth-first search over the faces' edge
 // adjacency, patchSize faces each, adding only faces that keep the patch a
@@ -75,10 +75,10 @@ import (
 // often.
 const patchSize = 24
 
-// coneMargin is the least n·N(τ)/|N₀| a face must keep over the step
-// (N₀ its normal at τ = 0, twice its area): cos 84°. Positive is all the
-// argument needs; the margin keeps nearly edge-on faces, whose projections
-// are slivers decided by round-off, out of the certificates.
+// coneMargin is the least n·N/|N| a face must keep (N its normal, twice
+// its area): cos 84°. Positive is all the argument needs; the margin keeps
+// nearly edge-on faces, whose projections are slivers decided by
+// round-off, out of the certificates.
 const coneMargin = 0.1
 
 // patchSet is the partition of the cloth's faces into patches, the
