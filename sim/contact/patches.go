@@ -153,9 +153,15 @@ type sortKey struct {
 // or inconsistently oriented edge; the faces there then fail the disk test
 // of boundaryLoop and are never certified).
 func (s *Solver) faceAdjacency() {
+	s.adj = grow(s.adj, len(s.c.Tris))
+	parallel.ForChunks(len(s.c.Tris), s.adjacencyFn)
+}
+
+// adjacencyChunk is faceAdjacency for the faces [lo, hi).
+func (s *Solver) adjacencyChunk(_, lo, hi int) {
 	c := s.c
-	s.adj = grow(s.adj, len(c.Tris))
-	for f, t := range c.Tris {
+	for f := lo; f < hi; f++ {
+		t := c.Tris[f]
 		s.adj[f] = [3]int32{-1, -1, -1}
 		if t[0] < 0 {
 			continue
@@ -388,36 +394,14 @@ func (s *Solver) groupLevel(k int) bool {
 	}
 	below, L := &ps.levels[k-1], &ps.levels[k]
 	nb := len(below.start) - 1
-	// Adjacency between the clusters below (CSR, each pair both ways).
-	pairs := s.pairScratch[:0]
-	for f, t := range c.Tris {
-		if t[0] < 0 {
-			continue
-		}
-		for _, g := range s.adj[f] {
-			if g >= 0 && below.label[f] != below.label[g] {
-				pairs = append(pairs, patchPair{below.label[f], below.label[g]})
-			}
-		}
-	}
-	slices.SortFunc(pairs, func(x, y patchPair) int {
-		if x.a != y.a {
-			return int(x.a - y.a)
-		}
-		return int(x.b - y.b)
-	})
-	pairs = slices.Compact(pairs)
-	s.pairScratch = pairs
 	group := grow(s.renum, nb)
 	for i := range group {
 		group[i] = -1
 	}
+	// Breadth-first over the clusters below, their neighbours found
+	// through their faces' edges.
 	ng := int32(0)
 	queue := s.touched[:0]
-	first := func(x int32) int { // pairs are sorted by a
-		i, _ := slices.BinarySearchFunc(pairs, x, func(p patchPair, x int32) int { return int(p.a - x) })
-		return i
-	}
 	for x := int32(0); x < int32(nb); x++ {
 		if group[x] >= 0 {
 			continue
@@ -425,10 +409,15 @@ func (s *Solver) groupLevel(k int) bool {
 		group[x] = ng
 		queue = append(queue[:0], x)
 		for i := 0; i < len(queue) && len(queue) < groupSize; i++ {
-			for j := first(queue[i]); j < len(pairs) && pairs[j].a == queue[i] && len(queue) < groupSize; j++ {
-				if y := pairs[j].b; group[y] < 0 {
-					group[y] = ng
-					queue = append(queue, y)
+			for _, f := range below.faces[below.start[queue[i]]:below.start[queue[i]+1]] {
+				for _, g := range s.adj[f] {
+					if g < 0 || len(queue) == groupSize {
+						continue
+					}
+					if y := below.label[g]; group[y] < 0 {
+						group[y] = ng
+						queue = append(queue, y)
+					}
 				}
 			}
 		}

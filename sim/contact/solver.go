@@ -142,7 +142,6 @@ type Solver struct {
 	vmark             []bool
 	touched, touched2 []int32
 	faceOrder, psize  []int32
-	pairScratch       []patchPair
 	renum             []int32
 
 	// call state read by the parallel passes
@@ -176,7 +175,7 @@ type Solver struct {
 	detectRV     func(k, lo, hi int)
 	detectRF     func(k, lo, hi int)
 	// patches.go's passes, bound once (a method value allocates)
-	certifyFn                  func(k, lo, hi int)
+	certifyFn, adjacencyFn     func(k, lo, hi int)
 	patchPairsFn, patchTestFn  func(k, lo, hi int)
 	extendSelfFn, extendBodyFn func(k, lo, hi int)
 	patchNearFn                func(k, lo, hi int)
@@ -202,6 +201,8 @@ func NewSolver() *Solver {
 	s.detectRF = s.detectRoundFaceChunk
 	s.detectC = s.detectCandChunk
 	s.certifyFn = s.certifyChunk
+	s.adjacencyFn = s.adjacencyChunk
+	s.adjacencyFn = s.adjacencyChunk
 	s.patchPairsFn = s.patchPairsChunk
 	s.patchTestFn = s.patchTestChunk
 	s.extendSelfFn = s.extendSelfChunk
