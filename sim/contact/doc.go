@@ -28,7 +28,7 @@
 // in parallel over a read-only table: grid.go, detect.go). Cloth–cloth
 // pairs are found per patch of about two dozen faces, in a hash of the
 // patch boxes: a patch, or a cluster of patches (groups of four, up to
-// four levels), whose normals stay within a cone and whose projected
+// eight levels), whose normals stay within a cone and whose projected
 // boundary stays simple is certified free of self-intersection and
 // contributes no pair (Volino & Magnenat-Thalmann 1994; Provot 1997 §3);
 // a certificate holds for all shapes within a slack of the one it was
