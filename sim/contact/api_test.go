@@ -10,7 +10,8 @@ import (
 )
 
 // TestNoAllocWarm: once warm, Resolve allocates nothing (a sheet draped
-// over a sphere mesh with self-collision and a ground plane).
+// over a sphere mesh with self-collision and a ground plane; a moving
+// sphere mesh; a moving round sphere).
 func TestNoAllocWarm(t *testing.T) {
 	c := sheet(t, 1, 20, 0, 0, 0.302, geom.Vec3{Z: -1})
 	bodies := []Body{sphereBody(0.3, 3, geom.Vec3{}), {Point: geom.Vec3{Z: -0.5}, Normal: geom.Vec3{Z: 1}}}
@@ -53,6 +54,13 @@ func TestNoAllocWarm(t *testing.T) {
 	run2()
 	if n := testing.AllocsPerRun(5, run2); n != 0 {
 		t.Errorf("Resolve with a moving body allocates %v times per call once warm", n)
+	}
+	// A round body (a moving sphere from its core) instead of the mesh.
+	bodies[0] = Body{Radius: 0.3, Core: [2]geom.Vec3{{}, {}}, CoreTo: [2]geom.Vec3{{X: 0.01}, {X: 0.01}}, Friction: 0.3}
+	run()
+	run()
+	if n := testing.AllocsPerRun(5, run); n != 0 {
+		t.Errorf("Resolve with a round body allocates %v times per call once warm", n)
 	}
 }
 
