@@ -195,7 +195,14 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		b.Static = !moving && !c.moved[k]
 	}
 	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris}
-	st, err := c.solver.Resolve(&cl, c.bodies, s.params.Dt, c.p)
+	var between func() error
+	if s.sl.p.Enabled {
+		if s.sl.between == nil {
+			s.sl.between = s.limitBetween
+		}
+		between = s.sl.between
+	}
+	st, err := c.solver.ResolveWith(&cl, c.bodies, s.params.Dt, c.p, between)
 	if errors.Is(err, contact.ErrUnresolved) {
 		// Failsafe (after Bridson et al. 2002 §6.3's last resort, and
 		// Harmon et al. 2008's "stop everything"): the impact zones did
@@ -213,6 +220,9 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		c.failsafes++
 		c.nextVertex, c.nextNormal, c.nextBody = c.nextVertex[:0], c.nextNormal[:0], c.nextBody[:0]
 		return st, nil
+	}
+	if errors.Is(err, ErrUnstable) {
+		return st, err // the strain limiter's, run between the stages
 	}
 	if err != nil {
 		return st, fmt.Errorf("step %d at t=%.3f s: collisions: %v: %w", s.Steps+1, t1, err, ErrUnstable)

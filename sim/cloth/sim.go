@@ -376,8 +376,10 @@ func (s *Sim) Release() { s.drag.on = false }
 //     Euler sets x^{n+1} = x^n + Δt·v^{n+1}, so v^{n+½} = v^n + Δv; x^n
 //     stays in Mesh.Pos until phase 5;
 //
-//  4. the post-processes on v^{n+½}, in this order: strain limiting, then
-//     collisions (§6). Each may change v^{n+½} or fail;
+//  4. the post-processes on v^{n+½}: collisions (§6) and strain limiting,
+//     which runs after the collisions' proximity impulses and before their
+//     continuous stage (or alone without collisions; strain.go). Each may
+//     change v^{n+½} or fail;
 //
 //  5. the final state: a blow-up check (non-finite or faster than
 //     speedLimit), then x^{n+1} = x^n + Δt·v^{n+½}, v^{n+1} = v^{n+½} and
@@ -405,7 +407,7 @@ func (s *Sim) Step() (StepStats, error) {
 	if err == nil && (s.sl.p.Enabled || s.collides()) {
 		s.fillInvMass()
 	}
-	if err == nil && s.sl.p.Enabled {
+	if err == nil && s.sl.p.Enabled && !s.collides() {
 		tl := time.Now()
 		st.Strain, err = s.limitStrain(t1)
 		st.Limit = time.Since(tl)
@@ -413,11 +415,13 @@ func (s *Sim) Step() (StepStats, error) {
 	if err == nil && s.collides() {
 		tc := time.Now()
 		s.contactForces()
+		s.sl.t1, s.sl.st, s.sl.took = t1, strainlimit.Stats{}, 0
 		st.Contact, err = s.collide(t1)
 		if err == nil {
 			err = s.checkVelocity(t1, 0)
 		}
-		st.Collide = time.Since(tc)
+		st.Strain, st.Limit = s.sl.st, s.sl.took
+		st.Collide = time.Since(tc) - st.Limit
 	}
 	if err == nil {
 		s.commit(t1)
