@@ -261,43 +261,26 @@ func (s *Solver) extendSelfChunk(k, lo, hi int) {
 		if !ps.pout[p] {
 			continue
 		}
-		qlo, qhi := g.lo[p], g.hi[p]
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					prev := int32(-1)
-					for _, q := range g.bucket(ix, iy, iz) {
-						if q == prev {
-							continue
-						}
-						prev = q
-						if !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
-							continue
-						}
-						for _, f := range ps.patchFaces(int32(p)) {
-							if !s.fout[f] || boxGap(s.candLo[f], s.candHi[f], g.lo[q], g.hi[q]) > 0 {
-								continue
-							}
-							for _, t := range ps.patchFaces(q) {
-								if t == f || s.fout[t] && t < f {
-									continue
-								}
-								if boxGap(s.candLo[f], s.candHi[f], s.candLo[t], s.candHi[t]) > 0 {
-									continue
-								}
-								tlo, thi := s.candLo[t], s.candHi[t]
-								if s.fout[t] {
-									tlo, thi = s.oldLo[t], s.oldHi[t]
-								}
-								if boxGap(s.oldLo[f], s.oldHi[f], tlo, thi) <= 0 {
-									continue // a candidate already, or culled with its patch pair
-								}
-								s.cand[k] = append(s.cand[k], cand{f, t, -1, 0})
-							}
-						}
+		for q := range g.overlapping(g.lo[p], g.hi[p]) {
+			for _, f := range ps.patchFaces(int32(p)) {
+				if !s.fout[f] || boxGap(s.candLo[f], s.candHi[f], g.lo[q], g.hi[q]) > 0 {
+					continue
+				}
+				for _, t := range ps.patchFaces(q) {
+					if t == f || s.fout[t] && t < f {
+						continue
 					}
+					if boxGap(s.candLo[f], s.candHi[f], s.candLo[t], s.candHi[t]) > 0 {
+						continue
+					}
+					tlo, thi := s.candLo[t], s.candHi[t]
+					if s.fout[t] {
+						tlo, thi = s.oldLo[t], s.oldHi[t]
+					}
+					if boxGap(s.oldLo[f], s.oldHi[f], tlo, thi) <= 0 {
+						continue // a candidate already, or culled with its patch pair
+					}
+					s.cand[k] = append(s.cand[k], cand{f, t, -1, 0})
 				}
 			}
 		}
@@ -313,24 +296,10 @@ func (s *Solver) extendBodyChunk(k, lo, hi int) {
 		if s.c.Tris[f][0] < 0 || !s.fout[f] {
 			continue
 		}
-		qlo, qhi := s.candLo[f], s.candHi[f]
 		olo, ohi := s.oldLo[f], s.oldHi[f]
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					prev := int32(-1)
-					for _, t := range g.bucket(ix, iy, iz) {
-						if t == prev {
-							continue
-						}
-						prev = t
-						if g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) && boxGap(olo, ohi, g.lo[t], g.hi[t]) > 0 {
-							s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), 0})
-						}
-					}
-				}
+		for t := range g.overlapping(s.candLo[f], s.candHi[f]) {
+			if boxGap(olo, ohi, g.lo[t], g.hi[t]) > 0 {
+				s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), 0})
 			}
 		}
 	}
@@ -442,26 +411,10 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 		if s.c.Tris[f][0] < 0 || !s.fdirty[f] || prox && !s.pnear[s.ps.of[f]] {
 			continue
 		}
-		qlo, qhi := s.self.lo[f].Sub(e), s.self.hi[f].Add(e)
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					prev := int32(-1)
-					for _, t := range g.bucket(ix, iy, iz) {
-						if t == prev {
-							continue
-						}
-						prev = t
-						if g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, t, ix, iy, iz) {
-							d := s.narrowBody(out, b, int32(f), t)
-							if s.collect {
-								s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), d})
-							}
-						}
-					}
-				}
+		for t := range g.overlapping(s.self.lo[f].Sub(e), s.self.hi[f].Add(e)) {
+			d := s.narrowBody(out, b, int32(f), t)
+			if s.collect {
+				s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), d})
 			}
 		}
 	}

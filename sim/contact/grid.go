@@ -1,6 +1,7 @@
 package contact
 
 import (
+	"iter"
 	"math"
 
 	"drape/sim/geom"
@@ -141,6 +142,32 @@ func (g *grid) pairCell(alo, ahi geom.Vec3, a0 [3]int32, t int32, ix, iy, iz int
 	}
 	b0 := &g.c0[t]
 	return max(a0[0], b0[0]) == ix && max(a0[1], b0[1]) == iy && max(a0[2], b0[2]) == iz
+}
+
+// overlapping yields each triangle whose box overlaps the box (lo, hi)
+// once: in the cell that holds the lower corner of the two boxes'
+// intersection (pairCell), skipping a bucket's repeated entries.
+func (g *grid) overlapping(lo, hi geom.Vec3) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		x0, y0, z0 := g.cellOf(lo)
+		x1, y1, z1 := g.cellOf(hi)
+		for ix := x0; ix <= x1; ix++ {
+			for iy := y0; iy <= y1; iy++ {
+				for iz := z0; iz <= z1; iz++ {
+					prev := int32(-1)
+					for _, t := range g.bucket(ix, iy, iz) {
+						if t == prev {
+							continue
+						}
+						prev = t
+						if g.pairCell(lo, hi, [3]int32{x0, y0, z0}, t, ix, iy, iz) && !yield(t) {
+							return
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
 // grow returns s with length n, reusing its array when it is large enough.

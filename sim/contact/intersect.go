@@ -43,30 +43,16 @@ func IntersectingPairs(x []geom.Vec3, tris [][3]int32) int {
 		if g.lo[f].X > g.hi[f].X {
 			continue
 		}
-		qlo, qhi := g.lo[f], g.hi[f]
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					prev := int32(-1)
-					for _, o := range g.bucket(ix, iy, iz) {
-						if o == prev {
-							continue
-						}
-						prev = o
-						if o <= int32(f) || !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, o, ix, iy, iz) {
-							continue
-						}
-						u := tris[o]
-						if has(u, t[0]) || has(u, t[1]) || has(u, t[2]) {
-							continue
-						}
-						if trianglesIntersect(x[t[0]], x[t[1]], x[t[2]], x[u[0]], x[u[1]], x[u[2]]) {
-							n++
-						}
-					}
-				}
+		for o := range g.overlapping(g.lo[f], g.hi[f]) {
+			if o <= int32(f) {
+				continue
+			}
+			u := tris[o]
+			if has(u, t[0]) || has(u, t[1]) || has(u, t[2]) {
+				continue
+			}
+			if trianglesIntersect(x[t[0]], x[t[1]], x[t[2]], x[u[0]], x[u[1]], x[u[2]]) {
+				n++
 			}
 		}
 	}

@@ -947,28 +947,14 @@ func (s *Solver) patchPairsChunk(k, lo, hi int) {
 		} else {
 			out = append(out, pr)
 		}
-		qlo, qhi := g.lo[p], g.hi[p]
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					prev := int32(-1)
-					for _, q := range g.bucket(ix, iy, iz) {
-						if q == prev || q <= int32(p) {
-							continue
-						}
-						prev = q
-						if !g.pairCell(qlo, qhi, [3]int32{x0, y0, z0}, q, ix, iy, iz) {
-							continue
-						}
-						if pr := (patchPair{int32(p), q}); s.culledPatchPair(pr.a, pr.b) {
-							cul = append(cul, pr)
-						} else {
-							out = append(out, pr)
-						}
-					}
-				}
+		for q := range g.overlapping(g.lo[p], g.hi[p]) {
+			if q <= int32(p) {
+				continue
+			}
+			if pr := (patchPair{int32(p), q}); s.culledPatchPair(pr.a, pr.b) {
+				cul = append(cul, pr)
+			} else {
+				out = append(out, pr)
 			}
 		}
 	}

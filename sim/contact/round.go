@@ -166,15 +166,8 @@ func (s *Solver) detectRoundVertexChunk(k, lo, hi int) {
 				return p.Sub(q).Norm() - bd.Radius
 			}
 			var hit bool
-			if tau, hit = firstContact(dist, lip, s.delta); !hit {
+			if tau, hit = s.roundContact(dist, lip, d0); !hit {
 				continue
-			}
-			if tau == 0 && d0 > 0 {
-				// Within δ at x^n: a contact only if it comes closer
-				// still (as for faces).
-				if tau, hit = firstContact(dist, lip, 0.5*d0); !hit {
-					continue
-				}
 			}
 			ca, cb := s.coreAt(b, tau)
 			x = lerp(x, dx, tau)
@@ -243,16 +236,8 @@ func (s *Solver) detectRoundFaceChunk(k, lo, hi int) {
 				return d - bd.Radius
 			}
 			var hit bool
-			if tau, hit = firstContact(dist, lip, s.delta); !hit {
+			if tau, hit = s.roundContact(dist, lip, d0); !hit {
 				continue
-			}
-			if tau == 0 && d0 > 0 {
-				// Within δ already at x^n (the repulsion keeps resting
-				// cloth near h, so this is rare): a contact only if the
-				// face comes closer still, to half that distance.
-				if tau, hit = firstContact(dist, lip, 0.5*d0); !hit {
-					continue
-				}
 			}
 			ca, cb := s.coreAt(b, tau)
 			_, u, w = segmentTriangle(ca, cb, lerp(x0, c.V[t[0]], tau*dt), lerp(x1, c.V[t[1]], tau*dt), lerp(x2, c.V[t[2]], tau*dt))
@@ -301,4 +286,17 @@ func (s *Solver) ownsFeature(f int, w [3]float64) bool {
 		return s.owner[f]&(1<<(3+edge)) != 0
 	}
 	return false
+}
+
+// roundContact returns the first time τ ∈ [0, 1] at which dist, a
+// primitive's distance to a round body's surface (d0 at τ = 0, lip its
+// Lipschitz bound), comes within s.delta. A primitive within δ already at
+// x^n (the repulsion keeps resting cloth near h, so this is rare) is a
+// contact only if it comes closer still, to half that distance.
+func (s *Solver) roundContact(dist func(float64) float64, lip, d0 float64) (float64, bool) {
+	tau, hit := firstContact(dist, lip, s.delta)
+	if hit && tau == 0 && d0 > 0 {
+		tau, hit = firstContact(dist, lip, 0.5*d0)
+	}
+	return tau, hit
 }
