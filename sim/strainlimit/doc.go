@@ -64,6 +64,14 @@
 //     freedom, edges between pinned vertices): the system is regularised
 //     as (J·M⁻¹·Jᵀ + ρ·diag)·λ = −c, ρ = forceReg, which makes it positive
 //     definite; step 1 is only an estimate that steps 2–3 correct.
+//   - Local stitching. Eq. 2.10 is one least-squares problem over the
+//     whole mesh; here each pass solves it near the faces that responded
+//     (stitchRings) and only roughly (stitchTol), and the passes, which
+//     check every face the stitching moved, make up the difference. This
+//     costs a few more passes in some cases and 30–70 % of the time in
+//     the measured ones; on TestChainOrder's strip every column still
+//     takes a share of the stretch (2.3–10 % against 1.8–9.1 % with the
+//     exact stitching).
 //   - Gauge of the stitching. With no pinned vertex the least-squares
 //     positions are defined up to a translation; Apply picks the one that
 //     keeps the total linear momentum, and then removes the angular
@@ -73,16 +81,22 @@
 // # Cost
 //
 // A call whose faces are all within the limit only checks them (one
-// parallel pass). Otherwise the work is local: each stitching's CG runs
-// only on the vertices within Params.Iterations rings of the faces that
-// responded (outside them its iterates are exactly zero), and each pass
-// after the first re-examines only the faces the stitching moved; both
-// give the same numbers as the whole-mesh computation (TestActiveSetExact).
-// Measured on the 22140-face curtain (BenchmarkApply, 2 cores shared with
-// other jobs; one cloth step takes about 57 ms there): within the limit
-// 2 ms of CPU (3–13 ms wall); a corner flung 0.35 m (8 faces over,
-// strain 16.9) 14 ms; a corner held 5 cm away 24 ms; the hanging curtain
-// limited to 0.5 % (49 faces along the rail over) 88 ms for 15 passes.
+// parallel pass over the faces, from the metric FᵀF alone; the faces'
+// rest-shape constants are made again only when Tris, Rest or InvMass
+// changed). Otherwise the work is local: each stitching solves only for
+// the vertices within stitchRings = 6 edge rings of the faces that
+// responded, holding the others (a local eq. 2.10; with as many rings as
+// CG iterations it is the whole-mesh solve exactly, TestActiveSetExact),
+// to a loose tolerance (stitchTol), and each pass after the first
+// re-examines only the faces the stitching moved. Both choices are
+// measured at their constants. BenchmarkApply on the 22140-face curtain
+// (2 cores, one cloth step about 40 ms; medians of 3 interleaved runs
+// against the whole-mesh stitching solved to 1e-6 in brackets): within
+// the limit 1.5 ms (2.9); a corner flung 0.2 m (8 faces over) 8.1 ms
+// (11.5), 7 passes (5); a corner held 3 cm away 11.4 ms (19.6), 15
+// passes (12); the hanging curtain limited to 0.5 % (49 faces along the
+// rail over) 40 ms (80), 13 passes (15). The gathering adaptive curtain
+// with collisions spends a third of its step here (two thirds before).
 //
 // Everything is summed over canonical orders (edges sorted by vertex pair,
 // vertex adjacency from the sorted edges, fixed-chunk reductions), so the

@@ -220,11 +220,25 @@ func limitElement(x *[3]geom.Vec3, w *[3]float64, g *[3]geom.Vec2, h float64, li
 
 // faceRatio returns the limit ratio max(stretch, shear) of a face and its
 // largest principal strain.
+// It computes what stretchLimit, shearLimit and principalStrain do from
+// the metric FᵀF alone, without the directions: Apply checks every face
+// with it on entry and on exit, so it is the whole cost of a call whose
+// faces are all within their limits.
 func faceRatio(x *[3]geom.Vec3, g *[3]geom.Vec2, lim limits) (ratio, strain float64) {
 	f1, f2 := deformation(x, g)
-	ra, _ := stretchLimit(f1, f2, lim)
-	rb, _, _ := shearLimit(f1, f2, lim)
-	return math.Max(ra, rb), principalStrain(f1, f2)
+	a, b, c := f1.Dot(f1), f2.Dot(f2), f1.Dot(f2)
+	ra := math.Sqrt(math.Max(sym2MaxValue(a/(lim.dx*lim.dx), b/(lim.dy*lim.dy), c/(lim.dx*lim.dy)), 0))
+	var rb float64
+	if a > 0 && b > 0 { // |F·q|² = 2 + 2·|cos φ| (shearLimit)
+		rb = math.Sqrt((2 + 2*math.Abs(c)/math.Sqrt(a*b)) / (2 + 2*lim.sinShear))
+	}
+	return math.Max(ra, rb), math.Sqrt(math.Max(sym2MaxValue(a, b, c), 0)) - 1
+}
+
+// sym2MaxValue is sym2Max's eigenvalue alone.
+func sym2MaxValue(a, b, c float64) float64 {
+	h := 0.5 * (a - b)
+	return 0.5*(a+b) + math.Sqrt(h*h+c*c)
 }
 
 // PrincipalStrains returns, per face slot of tris, the largest principal

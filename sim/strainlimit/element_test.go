@@ -186,3 +186,37 @@ func TestForceEstimateSolves(t *testing.T) {
 		t.Errorf("force estimate changed linear momentum by %v", p)
 	}
 }
+
+// TestFaceRatio: the check of every face (faceRatio, from the metric
+// alone) gives what the responses' stretchLimit, shearLimit and
+// principalStrain give, to 1e-12, on random faces stretched, compressed
+// and sheared, with and without a shear limit.
+func TestFaceRatio(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 2000; trial++ {
+		p := onParams()
+		p.MaxWeft, p.MaxWarp = 0.01+0.3*rng.Float64(), 0.01+0.3*rng.Float64()
+		if trial%2 == 0 {
+			p.MaxShear = 0.05 + 1.4*rng.Float64()
+		}
+		lim := limitsOf(p)
+		r := [3]geom.Vec2{{}, {X: 0.02 + 0.01*rng.Float64()}, {X: 0.01 * rng.Float64(), Y: 0.02 + 0.01*rng.Float64()}}
+		g, ok := shapeGradients(r[0], r[1], r[2])
+		if !ok {
+			t.Fatal("degenerate")
+		}
+		var x [3]geom.Vec3
+		sx, sy := 0.5+rng.Float64(), 0.5+rng.Float64()
+		for i := range x {
+			x[i] = geom.Vec3{X: r[i].X * sx, Y: r[i].Y * sy}.Add(randVec(rng, 0.005))
+		}
+		f1, f2 := deformation(&x, &g)
+		ra, _ := stretchLimit(f1, f2, lim)
+		rb, _, _ := shearLimit(f1, f2, lim)
+		wantR, wantS := math.Max(ra, rb), principalStrain(f1, f2)
+		gotR, gotS := faceRatio(&x, &g, lim)
+		if math.Abs(gotR-wantR) > 1e-12*wantR || math.Abs(gotS-wantS) > 1e-12*(1+math.Abs(wantS)) {
+			t.Fatalf("trial %d: faceRatio %g, %g; want %g, %g", trial, gotR, gotS, wantR, wantS)
+		}
+	}
+}
