@@ -177,7 +177,7 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 			b.Tris, b.From, b.To, b.Radius = nil, b.From[:0], b.To[:0], 0
 			continue
 		}
-		moving := o.Moving()
+		moving := o.Moving(t0, t1)
 		if a0, b0, r, ok := o.Core(o.SettledPose(t0)); ok {
 			// A sphere or a capsule: handled from its core (contact's
 			// round bodies), exactly and without its tessellation.
@@ -240,7 +240,7 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		if s.fixed[v] || c.release[v] || ct.Body < 0 || ct.Body >= len(c.obstacles) {
 			continue
 		}
-		if c.obstacles[ct.Body].Moving() || c.moved[ct.Body] {
+		if c.obstacles[ct.Body].Moving(t1, t1+s.params.Dt) || c.moved[ct.Body] {
 			continue // a moving body pushes through the collision phase only
 		}
 		held := s.normal[v] != (geom.Vec3{})
@@ -255,10 +255,10 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 
 // commitContacts makes the proposed constraints those of the next step,
 // and lets the obstacles settle at their new poses (end of phase 5).
-func (s *Sim) commitContacts() {
+func (s *Sim) commitContacts(t0, t1 float64) {
 	c := &s.ct
 	for k, o := range c.obstacles {
-		c.moved[k] = o.Moving()
+		c.moved[k] = o.Moving(t0, t1)
 		o.Settle()
 	}
 	if !s.collides() {
@@ -297,7 +297,7 @@ func (s *Sim) pushOut(newVerts []int32) {
 				continue
 			}
 			m.Pos[v] = m.Pos[v].Add(n.Scale(h - d))
-			if vn := n.Dot(m.Vel[v]); vn < 0 && !o.Moving() {
+			if vn := n.Dot(m.Vel[v]); vn < 0 && !o.Moving(s.Time, s.Time+s.params.Dt) {
 				m.Vel[v] = m.Vel[v].Sub(n.Scale(vn))
 			}
 		}

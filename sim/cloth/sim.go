@@ -393,7 +393,7 @@ func (s *Sim) Release() { s.drag.on = false }
 func (s *Sim) Step() (StepStats, error) {
 	var st StepStats
 	t0 := time.Now()
-	t1 := s.Time + s.params.Dt
+	tn, t1 := s.Time, s.Time+s.params.Dt
 	s.prescribe(t1)
 	t1w := time.Now()
 	p := &s.params
@@ -425,7 +425,7 @@ func (s *Sim) Step() (StepStats, error) {
 	}
 	if err == nil {
 		s.commit(t1)
-		s.commitContacts()
+		s.commitContacts(tn, t1)
 	}
 	st.Other = time.Since(t0) - st.Assemble - st.Solve - st.Limit - st.Collide
 	if err != nil {

@@ -85,12 +85,16 @@ func (o *Obstacle) SetOffset(off geom.Vec3) { o.offset = off }
 // keys; a single key is a constant pose).
 func (o *Obstacle) Scripted() bool { return len(o.keys) > 1 }
 
-// Moving reports whether the obstacle can move during the step that is
-// about to run: it has a scripted motion, or its offset changed (SetOffset)
-// since the last Settle. It does not change any state; the simulation
-// calls Settle once it has used the new pose, at the end of a step.
-// A static obstacle (Moving false) may be hashed once and reused.
-func (o *Obstacle) Moving() bool { return o.Scripted() || o.offset != o.settled }
+// Moving reports whether the obstacle moves during the step from t0 to
+// t1: its pose at t1 (Pose) differs from its pose at t0 with the offset of
+// the last Settle (SettledPose), because its script moves it then or its
+// offset changed (SetOffset) since. A scripted obstacle is still before
+// its first key and after its last one, so cloth can rest on it there (the
+// resting contacts of package cloth need a still obstacle). It does not
+// change any state; the simulation calls Settle once it has used the new
+// pose, at the end of a step. A still obstacle may be hashed once and
+// reused.
+func (o *Obstacle) Moving(t0, t1 float64) bool { return o.SettledPose(t0) != o.Pose(t1) }
 
 // Settle records the current offset as the settled one: the pose at the
 // start of the next step. Call it at the end of each step.

@@ -73,8 +73,15 @@ func TestMotionInterpolation(t *testing.T) {
 			t.Errorf("t=%v: corner at distance %v from the moved box", c.t, d)
 		}
 	}
-	if !o.Scripted() || !o.Moving() {
-		t.Errorf("scripted obstacle: Scripted=%v Moving=%v, want true", o.Scripted(), o.Moving())
+	if !o.Scripted() || !o.Moving(1, 1.01) || !o.Moving(3.99, 4.01) {
+		t.Errorf("scripted obstacle: Scripted=%v Moving=%v, %v, want true", o.Scripted(), o.Moving(1, 1.01), o.Moving(3.99, 4.01))
+	}
+	// From its last move (the key at t = 4; the one at 100 repeats it)
+	// on, and before its first key, it is still (once the drag above is
+	// settled).
+	o.Settle()
+	if o.Moving(4, 4.01) || o.Moving(50, 50.01) || o.Moving(200, 200.01) || o.Moving(-1, -0.99) {
+		t.Errorf("scripted obstacle moving after its script: %v %v %v, or before it: %v", o.Moving(4, 4.01), o.Moving(50, 50.01), o.Moving(200, 200.01), o.Moving(-1, -0.99))
 	}
 }
 
@@ -82,11 +89,11 @@ func TestMotionInterpolation(t *testing.T) {
 // SetOffset until Settle, SettledPose lags Pose by the drag.
 func TestOffsetMoving(t *testing.T) {
 	o := mustBuild(t, Spec{Kind: "sphere", Radius: 0.1, Position: [3]float64{0, 1, 0}})
-	if o.Moving() {
+	if o.Moving(0, 0.01) {
 		t.Fatal("static sphere moving")
 	}
 	o.SetOffset(geom.Vec3{X: 0.5})
-	if !o.Moving() || !o.Moving() {
+	if !o.Moving(0, 0.01) || !o.Moving(0, 0.01) {
 		t.Fatal("dragged sphere not moving (or Moving cleared the flag)")
 	}
 	if got, want := o.SettledPose(7).Trans, (geom.Vec3{Y: 1}); got != want {
@@ -99,8 +106,8 @@ func TestOffsetMoving(t *testing.T) {
 		t.Errorf("distance at the dragged centre: got=%v, want=-0.1", d)
 	}
 	o.Settle()
-	if o.Moving() || o.Offset() != (geom.Vec3{X: 0.5}) {
-		t.Errorf("after Settle: Moving=%v Offset=%v", o.Moving(), o.Offset())
+	if o.Moving(0, 0.01) || o.Offset() != (geom.Vec3{X: 0.5}) {
+		t.Errorf("after Settle: Moving=%v Offset=%v", o.Moving(0, 0.01), o.Offset())
 	}
 	if lo, hi := o.Bounds(0); lo != (geom.Vec3{X: 0.4, Y: 0.9, Z: -0.1}) || hi != (geom.Vec3{X: 0.6, Y: 1.1, Z: 0.1}) {
 		t.Errorf("bounds: got %v %v", lo, hi)
