@@ -701,8 +701,10 @@ func (l *Limiter) stitch(maxIter int) int {
 }
 
 // serialRows is the active-set size below which the stitching's Laplacian
-// product runs on the calling goroutine: a parallel loop costs a few µs
-// of handing out and waiting, more than a few thousand rows take.
+// product runs on the calling goroutine. Measured on BenchmarkApply's
+// cases (active sets of 2700–4800 vertices, 2 cores): the serial product
+// over the compact rows took as long as the parallel one over the mesh's
+// own arrays before it, and it leaves the other core to the simulation.
 const serialRows = 4096
 
 // stitchSystem builds the stitching's rows on l.active (see the fields)
@@ -770,13 +772,14 @@ var stitchEverywhere = false
 // rings as CG iterations this is the whole-mesh stitching exactly (see
 // activeSet); with fewer, the correction of a pass stays nearer the faces
 // that made it, and the passes that follow correct what it left. Measured
-// (2026-11-25, 2 shared cores, rings 20 = exact against 6): the gathering
+// (2026-11-25, 2 cores, one run each, with stitchTol 1e-6 and before the
+// faces' check was made cheaper; rings 20 = exact): the gathering
 // adaptive curtain with the 10 % limit and collisions, 1800 steps, spent
-// 13.2 s in strain limiting with 20 rings, 5.0 s with 10, 4.5 s with 6,
-// 4.4 s with 5 and 3.9 s with 3 (the step: 12.2, 8.0, 6.3, 6.2, 6.4 ms);
-// BenchmarkApply's 0.5 %-limited hanging curtain 108 → 49 ms (15 → 13
-// passes), flung corner 15 → 7.4 ms (5 passes both), held corner 27 →
-// 17 ms (12 → 15 passes). Below 5 rings the strip of TestChainOrder no
+// 13.2 s in strain limiting with 20 rings, 7.2 s with 10, 5.2 s with 8,
+// 4.5–5.0 s with 6, 4.4 s with 5 and 3.9 s with 3 (the step: 12.1, 8.0,
+// 6.3, 6.1–6.7, 6.2, 6.4 ms); BenchmarkApply's 0.5 %-limited hanging
+// curtain 108 → 49 ms (15 → 13 passes), flung corner 15 → 7.4 ms (5
+// passes both), held corner 27 → 17 ms (12 → 15 passes), 20 rings → 6. Below 5 rings the strip of TestChainOrder no
 // longer gives every column a share of the stretch (3 rings left two
 // columns at 1.000; 5–8 rings give 2.3–10 %, the exact stitching
 // 1.8–9.1 %), so 6 it is.
