@@ -263,3 +263,42 @@ func BenchmarkApply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCurtainAtLimit runs the curtain (22140 triangles, no
+// collisions) with strain limiting at 0.5 %, under its largest hanging
+// strain (0.75 %), so that every step's solve stretches the faces along
+// the rail over the limit again and the limiter works in every step: the
+// running counterpart of BenchmarkApply's hanging-limit case. ns/op is
+// the whole step; limit-ms the limiter's part of it, after 40 steps to
+// settle.
+func BenchmarkCurtainAtLimit(b *testing.B) {
+	sc, err := scene.LoadScene(assets.Scenes, "curtain")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc.Contact.Enabled = false
+	sc.Strain = onParams()
+	sc.Strain.MaxWeft, sc.Strain.MaxWarp = 0.005, 0.005
+	s, err := sc.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for k := 0; k < 40; k++ {
+		if _, err := s.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var limit float64
+	passes := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st, err := s.Step()
+		if err != nil {
+			b.Fatal(err)
+		}
+		limit += st.Limit.Seconds() * 1000
+		passes += st.Strain.Passes
+	}
+	b.ReportMetric(limit/float64(b.N), "limit-ms")
+	b.ReportMetric(float64(passes)/float64(b.N), "passes")
+}

@@ -90,13 +90,14 @@
 // to a loose tolerance (stitchTol), and each pass after the first
 // re-examines only the faces the stitching moved. Both choices are
 // measured at their constants. BenchmarkApply on the 22140-face curtain
-// (2 cores, one cloth step about 40 ms; medians of 3 interleaved runs
-// against the whole-mesh stitching solved to 1e-6 in brackets): within
-// the limit 1.5 ms (2.9); a corner flung 0.2 m (8 faces over) 8.1 ms
-// (11.5), 7 passes (5); a corner held 3 cm away 11.4 ms (19.6), 15
-// passes (12); the hanging curtain limited to 0.5 % (49 faces along the
-// rail over) 40 ms (80), 13 passes (15). The gathering adaptive curtain
-// with collisions spends a third of its step here (two thirds before).
+// (2 cores, nothing else running, one cloth step about 21 ms; medians of
+// 3 interleaved runs against the whole-mesh stitching solved to 1e-6 in
+// brackets): within the limit 1.3 ms (2.9); a corner flung 0.2 m (8
+// faces over) 7.5 ms (10.0), 7 passes (5); a corner held 3 cm away 8.6 ms
+// (17.3), 15 passes (12); the hanging curtain limited to 0.5 % (49 faces
+// along the rail over) 38 ms (60), 13 passes (15). The gathering adaptive
+// curtain with collisions spends a third of its step here (two thirds
+// before).
 //
 // Everything is summed over canonical orders (edges sorted by vertex pair,
 // vertex adjacency from the sorted edges, fixed-chunk reductions), so the
