@@ -44,7 +44,8 @@ const forceRounds = 1
 // residual norms of the force estimate and of each stitching solve. A
 // stitching need not be solved closely: the passes that follow check
 // every face it moved and correct what it left. Measured on the gathering
-// adaptive curtain (10 % limit, collisions, 1800 steps; stitchRings 6):
+// adaptive curtain (10 % limit, collisions, 1800 steps as in
+// TestStrainFigures; stitchRings 6):
 // stitchTol 1e-6, 1e-3 and 1e-2 took 20, 16.4 and 6.3 CG iterations per
 // pass and 4.9, 5.0 and 4.7 passes per call that had any, and 4.25,
 // 3.88 and 3.12 s of strain limiting in all; BenchmarkApply's cases took
@@ -774,7 +775,8 @@ var stitchEverywhere = false
 // that made it, and the passes that follow correct what it left. Measured
 // (2026-11-25, 2 cores, one run each, with stitchTol 1e-6 and before the
 // faces' check was made cheaper; rings 20 = exact): the gathering
-// adaptive curtain with the 10 % limit and collisions, 1800 steps, spent
+// adaptive curtain with the 10 % limit and collisions, 1800 steps (the
+// "on" case of sim/scene's TestStrainFigures with DRAPE_FIGURES=9), spent
 // 13.2 s in strain limiting with 20 rings, 7.2 s with 10, 5.2 s with 8,
 // 4.5–5.0 s with 6, 4.4 s with 5 and 3.9 s with 3 (the step: 12.1, 8.0,
 // 6.3, 6.1–6.7, 6.2, 6.4 ms); BenchmarkApply's 0.5 %-limited hanging
