@@ -19,6 +19,7 @@ type contactState struct {
 	solver    *contact.Solver
 	bodies    []contact.Body
 	moved     []bool // per obstacle: it moved during the previous step (its grid is stale)
+	pushing   []bool // per obstacle: it moved in the last step or moves in the next (no resting contacts on it)
 	near      []bool // per face slot: in contact at the last Resolve (adaptivity holds them)
 	resolved  bool   // a Resolve ran since the last adaptation: near is valid
 
@@ -59,6 +60,7 @@ func (s *Sim) SetObstacles(obs []*obstacle.Obstacle) {
 	s.ct.obstacles = append(s.ct.obstacles[:0], obs...)
 	s.ct.bodies = make([]contact.Body, len(obs))
 	s.ct.moved = make([]bool, len(obs))
+	s.ct.pushing = make([]bool, len(obs))
 	for k := range s.ct.moved {
 		s.ct.moved[k] = true // build every grid on the first step
 	}
@@ -235,12 +237,15 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 	c.nextVertex, c.nextNormal, c.nextBody = c.nextVertex[:0], c.nextNormal[:0], c.nextBody[:0]
 	c.body = growTo(c.body, len(m.Pos))
 	c.release = growTo(c.release, len(m.Pos))
+	for k, o := range c.obstacles {
+		c.pushing[k] = o.Moving(t1, t1+s.params.Dt) || c.moved[k]
+	}
 	for _, ct := range c.solver.Contacts() {
 		v := ct.Vertex
 		if s.fixed[v] || c.release[v] || ct.Body < 0 || ct.Body >= len(c.obstacles) {
 			continue
 		}
-		if c.obstacles[ct.Body].Moving(t1, t1+s.params.Dt) || c.moved[ct.Body] {
+		if c.pushing[ct.Body] {
 			continue // a moving body pushes through the collision phase only
 		}
 		held := s.normal[v] != (geom.Vec3{})

@@ -161,13 +161,7 @@ func TestTangle(t *testing.T) {
 // must carry the free vertices along, never letting one inside or a
 // triangle cross it; the pinned vertices must not move.
 func TestMovingSphere(t *testing.T) {
-	c := sheet(t, 1, 16, 0, 0, 0, geom.Vec3{})
-	for i, x := range c.X {
-		if math.Abs(x.X) > 0.49 || math.Abs(x.Y) > 0.49 {
-			c.InvMass[i] = 0
-		}
-	}
-	pinned := append([]geom.Vec3{}, c.X...)
+	c, pinned := borderPinnedSheet(t)
 	pos, tris := geom.Icosphere(2)
 	const r, dt, speed = 0.2, 0.005, 5.0
 	at := func(z float64) []geom.Vec3 {
@@ -191,22 +185,9 @@ func TestMovingSphere(t *testing.T) {
 		sum.Zones += st.Zones
 		sum.Proximity += st.Proximity
 		z += speed * dt
-		for i, x := range c.X {
-			if c.InvMass[i] == 0 && x != pinned[i] {
-				t.Fatalf("step %d: pinned vertex %d moved", step, i)
-			}
-			if insideConvex(&b, x, 0) {
-				t.Fatalf("step %d: vertex %d inside the sphere", step, i)
-			}
-		}
-		if n := crossingsWithBody(c.X, c.Tris, &b); n > 0 {
-			t.Fatalf("step %d: %d cloth triangles cross the sphere", step, n)
-		}
+		checkCarried(t, step, c, pinned, func(x geom.Vec3) bool { return insideConvex(&b, x, 0) }, &b)
 	}
-	top := math.Inf(-1)
-	for _, x := range c.X {
-		top = math.Max(top, x.Z)
-	}
+	top := topZ(c)
 	if top < z+r-0.02 {
 		t.Errorf("the cloth's top at %.3f m did not follow the sphere's top at %.3f m", top, z+r)
 	}
@@ -233,4 +214,44 @@ func TestThinBox(t *testing.T) {
 			t.Fatalf("step %d: %d cloth triangles cross the box", step, n)
 		}
 	}
+}
+
+// borderPinnedSheet returns a 1 m horizontal sheet of 16 × 16 quads whose
+// border vertices are pinned (InvMass 0), and its positions at the start.
+func borderPinnedSheet(t *testing.T) (*Cloth, []geom.Vec3) {
+	t.Helper()
+	c := sheet(t, 1, 16, 0, 0, 0, geom.Vec3{})
+	for i, x := range c.X {
+		if math.Abs(x.X) > 0.49 || math.Abs(x.Y) > 0.49 {
+			c.InvMass[i] = 0
+		}
+	}
+	return c, append([]geom.Vec3{}, c.X...)
+}
+
+// checkCarried fails the test when, after a step of a body pushed through
+// a pinned sheet, a pinned vertex moved, a vertex is inside the body, or a
+// cloth triangle crosses the body's mesh.
+func checkCarried(t *testing.T, step int, c *Cloth, pinned []geom.Vec3, inside func(geom.Vec3) bool, mesh *Body) {
+	t.Helper()
+	for i, x := range c.X {
+		if c.InvMass[i] == 0 && x != pinned[i] {
+			t.Fatalf("step %d: pinned vertex %d moved", step, i)
+		}
+		if inside(x) {
+			t.Fatalf("step %d: vertex %d inside the sphere", step, i)
+		}
+	}
+	if n := crossingsWithBody(c.X, c.Tris, mesh); n > 0 {
+		t.Fatalf("step %d: %d cloth triangles cross the sphere", step, n)
+	}
+}
+
+// topZ returns the largest z of the cloth's vertices.
+func topZ(c *Cloth) float64 {
+	top := math.Inf(-1)
+	for _, x := range c.X {
+		top = math.Max(top, x.Z)
+	}
+	return top
 }

@@ -87,13 +87,7 @@ func TestDropOnRoundBodies(t *testing.T) {
 // across its inscribed mesh, the pins unmoved, and the sheet's top must
 // follow the sphere's.
 func TestMovingRoundSphere(t *testing.T) {
-	c := sheet(t, 1, 16, 0, 0, 0, geom.Vec3{})
-	for i, x := range c.X {
-		if math.Abs(x.X) > 0.49 || math.Abs(x.Y) > 0.49 {
-			c.InvMass[i] = 0
-		}
-	}
-	pinned := append([]geom.Vec3{}, c.X...)
+	c, pinned := borderPinnedSheet(t)
 	const r, dt, speed = 0.2, 0.005, 5.0
 	centre := geom.Vec3{X: 0.02, Y: -0.03, Z: -0.25}
 	s := NewSolver()
@@ -111,22 +105,9 @@ func TestMovingRoundSphere(t *testing.T) {
 		sum.Proximity += st.Proximity
 		centre = next
 		mesh := sphereBody(r, 4, centre)
-		for i, x := range c.X {
-			if c.InvMass[i] == 0 && x != pinned[i] {
-				t.Fatalf("step %d: pinned vertex %d moved", step, i)
-			}
-			if x.Sub(centre).Norm() < r {
-				t.Fatalf("step %d: vertex %d inside the sphere", step, i)
-			}
-		}
-		if n := crossingsWithBody(c.X, c.Tris, &mesh); n > 0 {
-			t.Fatalf("step %d: %d cloth triangles cross the sphere's mesh", step, n)
-		}
+		checkCarried(t, step, c, pinned, func(x geom.Vec3) bool { return x.Sub(centre).Norm() < r }, &mesh)
 	}
-	top := math.Inf(-1)
-	for _, x := range c.X {
-		top = math.Max(top, x.Z)
-	}
+	top := topZ(c)
 	if top < centre.Z+r-0.02 {
 		t.Errorf("the cloth's top at %.3f m did not follow the sphere's top at %.3f m", top, centre.Z+r)
 	}
