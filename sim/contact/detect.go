@@ -91,7 +91,7 @@ func (s *Solver) detect() int {
 		if s.outgrown() {
 			s.extendCand()
 		}
-		parallel.ForChunksBalanced(parallel.Chunks, s.detectC)
+		parallel.ForPieces(s.detectC)
 		s.detectPlanes()
 		return s.count()
 	} else {

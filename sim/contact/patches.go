@@ -931,7 +931,7 @@ func (s *Solver) selfPatches() {
 	s.certifyPatches(true)
 	ps.g.build(s.patchCell)
 	parallel.ForChunksBalanced(np, s.patchPairsFn)
-	parallel.ForChunksBalanced(parallel.Chunks, s.patchTestFn)
+	parallel.ForPieces(s.patchTestFn)
 }
 
 // patchPairsChunk lists, for the patches p ∈ [lo, hi), the patch pairs

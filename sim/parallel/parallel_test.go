@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -52,6 +53,40 @@ func testForChunks(t *testing.T, balanced bool) {
 				}
 			}
 		}
+	}
+}
+
+// TestForPieces checks that ForPieces calls fn(k, k, k+1) once for every
+// piece and that, with two goroutines, two pieces run at the same time:
+// each piece waits up to 50 ms for another to be running. A loop of
+// Chunks items through ForChunksBalanced runs on the caller alone and
+// fails this (the collision passes over their per-piece lists did).
+func TestForPieces(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(2)
+	var seen [Chunks]atomic.Int32
+	var running, most atomic.Int32
+	ForPieces(func(k, lo, hi int) {
+		if lo != k || hi != k+1 {
+			t.Errorf("piece %d: got [%d, %d), want [%d, %d)", k, lo, hi, k, k+1)
+		}
+		seen[k].Add(1)
+		n := running.Add(1)
+		for start := time.Now(); n < 2 && time.Since(start) < 50*time.Millisecond; n = running.Load() {
+			runtime.Gosched()
+		}
+		if n > most.Load() {
+			most.Store(n)
+		}
+		running.Add(-1)
+	})
+	for k := range seen {
+		if c := seen[k].Load(); c != 1 {
+			t.Errorf("piece %d ran %d times, want once", k, c)
+		}
+	}
+	if m := most.Load(); m < 2 {
+		t.Errorf("at most %d piece ran at a time on two goroutines, want 2", m)
 	}
 }
 
