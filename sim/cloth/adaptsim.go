@@ -271,6 +271,9 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 	s.applyChanges(ch)
 	s.pushOut(ch.NewVerts)
 	s.ct.resolved = false
+	if r+c > 0 {
+		s.ct.pairs = s.ct.pairs[:0] // its slots may name other vertices now
+	}
 	ad.last = AdaptStats{Refined: r, Coarsened: c, HeldRemoved: ad.a.HeldRemoved(), Duration: time.Since(t0)}
 	return ad.last, nil
 }

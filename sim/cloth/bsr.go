@@ -29,8 +29,9 @@ import (
 // halves the memory the matrix-vector product streams.
 type blockSystem struct {
 	n      int
-	slot   []int32 // row → vertex slot
-	row    []int32 // vertex slot → row, −1 for a free slot
+	pairs  pairCoupling // off-diagonal repulsion springs (repulsion.go)
+	slot   []int32      // row → vertex slot
+	row    []int32      // vertex slot → row, −1 for a free slot
 	rowPtr []int32
 	col    []int32
 	diag   []int32
@@ -313,6 +314,16 @@ func (s *blockSystem) mulVec(y, x []geom.Vec3) {
 			y[i] = s.mulRow(i, x)
 		}
 	})
+	if pc := &s.pairs; pc.active() {
+		pc.sigmas(x, nil)
+		parallel.ForChunks(s.n, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if pc.hasRow(i) {
+					y[i] = y[i].Add(pc.row(i, x[i]))
+				}
+			}
+		})
+	}
 }
 
 // mulRow returns row i of A·x.

@@ -34,7 +34,15 @@ type contactState struct {
 	nextVertex []int32
 	nextBody   []int32
 	impulseSum float64 // Σ normal constraint impulses of the last step, N·s (rest contact force × Δt)
-	failsafes  int     // steps whose collisions the failsafe resolved (Failsafes)
+
+	// The pairs within h of the last Resolve, the next solve's repulsion
+	// springs (repulsion.go), and per vertex slot the springs' force (in
+	// the row convention: minus the force) and diagonal Jacobian block.
+	pairs     []contact.NearPair
+	springF   []geom.Vec3
+	springK   []geom.Mat3
+	springOn  []bool
+	failsafes int // steps whose collisions the failsafe resolved (Failsafes)
 }
 
 // ContactParams returns the collision settings in force.
@@ -115,13 +123,21 @@ func (s *Sim) contactForces() {
 	}
 	c.release = growTo(c.release, len(s.Mesh.Pos))
 	sys := s.sys
+	coupled := sys.pairs.active()
+	if coupled { // the repulsion springs' part of A·Δv off the mesh's pattern
+		sys.pairs.sigmas(s.rowDv, nil)
+	}
 	for _, v := range s.constrained {
 		i := sys.row[v]
 		if i < 0 {
 			continue
 		}
 		n := s.normal[v]
-		lambda := n.Dot(sys.mulRow(int(i), s.rowDv).Sub(s.rhs[i]))
+		av := sys.mulRow(int(i), s.rowDv)
+		if coupled && sys.pairs.hasRow(int(i)) {
+			av = av.Add(sys.pairs.row(int(i), s.rowDv[i]))
+		}
+		lambda := n.Dot(av.Sub(s.rhs[i]))
 		if lambda < 0 {
 			c.release[v] = true
 			c.released = append(c.released, v)
@@ -230,6 +246,7 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		return st, fmt.Errorf("step %d at t=%.3f s: collisions: %v: %w", s.Steps+1, t1, err, ErrUnstable)
 	}
 	c.resolved = true
+	c.pairs = append(c.pairs[:0], c.solver.Near()...)
 
 	// Resting contacts for the next solve: vertex–body contacts with a
 	// static body that pushed (or that were held already), unless the

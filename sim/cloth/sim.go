@@ -370,7 +370,9 @@ func (s *Sim) Release() { s.drag.on = false }
 //
 //     (M + Δt·D + Δt²·K)·Δv = −Δt·(K·x + f₀ − f_ext + Δt·K·v + D·v),  D = α_M·M + α_K·K,
 //
-//     and solve it by modified PCG with pinned vertices prescribed;
+//     and solve it by modified PCG with pinned vertices prescribed; with
+//     collisions on, the last collision phase's pairs within h add their
+//     repulsion springs to K and the forces (repulsion.go);
 //
 //  3. the average velocity v^{n+½} = (x^{n+1} − x^n)/Δt. Linearly implicit
 //     Euler sets x^{n+1} = x^n + Δt·v^{n+1}, so v^{n+½} = v^n + Δv; x^n
@@ -669,6 +671,8 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 	sys := s.sys
 	kb := p.Bending
 	dt := p.Dt
+	springs := withRHS && s.repulsionSprings(kScale, vScale)
+	ct := &s.ct
 	parallel.ForChunks(sys.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := sys.slot[i]
@@ -735,6 +739,11 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			dg[0] += d
 			dg[4] += d
 			dg[8] += d
+			if springs && ct.springOn[v] { // the repulsion springs' diagonal (repulsion.go)
+				for q, kq := range ct.springK[v] {
+					dg[q] += kScale * kq
+				}
+			}
 			// The float32 copy the PCG products read, made while the
 			// row is in cache (see pcg.solve).
 			for k := sys.rowPtr[i]; k < sys.rowPtr[i+1]; k++ {
@@ -754,6 +763,9 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			}
 			if dragged {
 				fi = fi.Add(yi.Sub(s.drag.target).Scale(p.DragStiffness))
+			}
+			if springs && ct.springOn[v] {
+				fi = fi.Add(ct.springF[v])
 			}
 			fi = fi.Sub(p.Gravity.Scale(mi)).Add(m.Vel[v].Scale(p.DampMass * mi))
 			s.rhs[i] = fi.Scale(-dt)

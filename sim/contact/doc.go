@@ -50,7 +50,10 @@
 //     0.01·h (response.go).
 //   - The proximity repulsion raises the relative normal velocity to
 //     0.1·(h − d)/Δt, Bridson et al.'s cap, without their spring-stiffness
-//     cap (the package knows no stiffness).
+//     cap (the package knows no stiffness). The pairs it finds within h,
+//     cloth–cloth and with static bodies, are handed out (Solver.Near) so
+//     that the cloth puts the spring itself into its next implicit solve
+//     (cloth/repulsion.go).
 //   - Impulses are applied in sequence (Gauss–Seidel) in a fixed order, so
 //     results do not depend on the number of cores. Stacked impulses on one
 //     vertex can overshoot (a vertex of a sheet resting on a finely meshed

@@ -97,7 +97,9 @@ const repulsionRate = 0.1
 // (impulse). Decision: Bridson et al. cap the repulsion by the impulse
 // Δt·k·(h − d) of a spring of the cloth's stiffness k; the contact package
 // has no stiffness and uses the cap alone, which removes a tenth of the
-// overlap per step whatever the material. It returns the normal impulse.
+// overlap per step whatever the material. The spring itself goes into the
+// cloth's next implicit solve (Near; cloth/repulsion.go). It returns the
+// normal impulse.
 func (s *Solver) repulse(pr *pair) float64 {
 	over := s.p.Thickness - pr.d
 	return s.impulse(pr, repulsionRate*over/s.dt, s.friction(pr))

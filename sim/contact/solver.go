@@ -170,6 +170,7 @@ type Solver struct {
 	fout         []bool
 	oldLo, oldHi []geom.Vec3
 	detectC      func(k, lo, hi int)
+	near         []NearPair // the proximity pairs Near returns
 	detectB      func(k, lo, hi int)
 	detectP      func(k, lo, hi int)
 	detectRV     func(k, lo, hi int)
@@ -216,6 +217,34 @@ func NewSolver() *Solver {
 // pairs of a cloth vertex with a body face or a half-space), one per pair,
 // valid until the next Resolve.
 func (s *Solver) Contacts() []Contact { return s.contacts }
+
+// NearPair is a pair within the thickness h at x^n of the last Resolve,
+// cloth–cloth or cloth–static body: its cloth vertex slots Ids (−1 where
+// the pair's point is the body's) with signed weights W; the separation
+// along N at cloth positions x is Offset + Σ W[k]·N·x[Ids[k]].
+type NearPair struct {
+	Ids    [4]int32
+	W      [4]float64
+	N      geom.Vec3
+	Offset float64
+}
+
+// Near returns the cloth–cloth and cloth–static-body pairs of the last
+// Resolve's proximity stage.
+func (s *Solver) Near() []NearPair { return s.near }
+
+// keepNear adds proximity pair pr to the list Near returns.
+func (s *Solver) keepNear(pr *pair) {
+	np := NearPair{N: pr.n, Offset: pr.d, Ids: [4]int32{-1, -1, -1, -1}}
+	for k := 0; k < npoints(pr); k++ {
+		if pr.bodyPts&(1<<k) != 0 {
+			continue
+		}
+		np.Ids[k], np.W[k] = pr.ids[k], pr.w[k]
+		np.Offset -= pr.w[k] * pr.n.Dot(s.c.X[pr.ids[k]])
+	}
+	s.near = append(s.near, np)
+}
 
 // NearFaces returns dst (grown to the number of face slots of the last
 // Resolve) with true for every face slot that has a vertex within the
@@ -270,6 +299,7 @@ func (s *Solver) ResolveWith(c *Cloth, bodies []Body, dt float64, p Params, betw
 	s.calls++
 	s.stats = Stats{}
 	s.contacts = s.contacts[:0]
+	s.near = s.near[:0]
 	s.zones.active = false
 	if !p.Enabled {
 		s.c = nil
@@ -309,6 +339,9 @@ func (s *Solver) ResolveWith(c *Cloth, bodies []Body, dt float64, p Params, betw
 		for i := range s.chunk[k] {
 			pr := &s.chunk[k][i]
 			s.markNear(pr)
+			if pr.body < 0 || s.bs[pr.body].Static {
+				s.keepNear(pr)
+			}
 			if pr.body < 0 {
 				s.stats.SelfProximity++
 			} else {
