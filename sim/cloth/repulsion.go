@@ -61,6 +61,10 @@ type pairCoupling struct {
 	start []int32 // per row, + 1: where its entries begin in ent
 	ent   []int32 // 4·p + k for the springs' points, grouped by row
 	fill  []int32 // finish's scratch
+
+	x64   []geom.Vec3 // sigmas' vector, for sigmasChunk
+	x32   []vec3f32
+	sigFn func(k, lo, hi int) // sigmasChunk, made once
 }
 
 // reset empties the springs.
@@ -99,28 +103,38 @@ func (pc *pairCoupling) finish(nrows int) {
 func (pc *pairCoupling) active() bool { return len(pc.rows) > 0 }
 
 // sigmas sets σ_p for the product with a vector indexed by row: x64, or
-// the PCG's float32 x32 when not nil.
+// the PCG's float32 x32 when not nil. Its loop is made once, so that the
+// PCG iterations allocate nothing.
 func (pc *pairCoupling) sigmas(x64 []geom.Vec3, x32 []vec3f32) {
-	parallel.ForChunks(len(pc.rows), func(_, lo, hi int) {
-		for p := lo; p < hi; p++ {
-			n, w := pc.n[p], &pc.w[p]
-			var sum float64
-			for k, i := range pc.rows[p] {
-				if i < 0 {
-					continue
-				}
-				var v geom.Vec3
-				if x32 != nil {
-					q := &x32[i]
-					v = geom.Vec3{X: float64(q[0]), Y: float64(q[1]), Z: float64(q[2])}
-				} else {
-					v = x64[i]
-				}
-				sum += w[k] * n.Dot(v)
+	if pc.sigFn == nil {
+		pc.sigFn = pc.sigmasChunk
+	}
+	pc.x64, pc.x32 = x64, x32
+	parallel.ForChunks(len(pc.rows), pc.sigFn)
+	pc.x64, pc.x32 = nil, nil
+}
+
+// sigmasChunk is sigmas for the springs [lo, hi).
+func (pc *pairCoupling) sigmasChunk(_, lo, hi int) {
+	x64, x32 := pc.x64, pc.x32
+	for p := lo; p < hi; p++ {
+		n, w := pc.n[p], &pc.w[p]
+		var sum float64
+		for k, i := range pc.rows[p] {
+			if i < 0 {
+				continue
 			}
-			pc.sig[p] = pc.coef * sum
+			var v geom.Vec3
+			if x32 != nil {
+				q := &x32[i]
+				v = geom.Vec3{X: float64(q[0]), Y: float64(q[1]), Z: float64(q[2])}
+			} else {
+				v = x64[i]
+			}
+			sum += w[k] * n.Dot(v)
 		}
-	})
+		pc.sig[p] = pc.coef * sum
+	}
 }
 
 // row returns row i's part of the product whose σ_p sigmas set, x_i being
