@@ -39,6 +39,7 @@ type contactState struct {
 	// springs (repulsion.go), and per vertex slot the springs' force (in
 	// the row convention: minus the force) and diagonal Jacobian block.
 	pairs     []contact.NearPair
+	pairsStep int // the step whose collision phase found pairs (Steps after it)
 	springF   []geom.Vec3
 	springK   []geom.Mat3
 	springOn  []bool
@@ -66,6 +67,7 @@ func (s *Sim) SetContactParams(p contact.Params) error {
 // between steps (the viewer's drag), which the next step sees as motion.
 func (s *Sim) SetObstacles(obs []*obstacle.Obstacle) {
 	s.ct.obstacles = append(s.ct.obstacles[:0], obs...)
+	s.ct.pairs = s.ct.pairs[:0] // offsets measured from the old bodies
 	s.ct.bodies = make([]contact.Body, len(obs))
 	s.ct.moved = make([]bool, len(obs))
 	s.ct.pushing = make([]bool, len(obs))
@@ -247,6 +249,7 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 	}
 	c.resolved = true
 	c.pairs = append(c.pairs[:0], c.solver.Near()...)
+	c.pairsStep = s.Steps + 1
 
 	// Resting contacts for the next solve: vertex–body contacts with a
 	// static body that pushed (or that were held already), unless the

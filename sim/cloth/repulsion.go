@@ -38,8 +38,10 @@ import (
 // last step with their normals and weights, not searched again at the
 // solve (the collision phase that follows catches what they miss), and
 // are dropped after an adaptation that changed the mesh, whose slots may
-// then name other vertices. Pairs with a moving body are left to the
-// collision phase, which pushes with the body.
+// then name other vertices, or when the step before had no collision phase
+// (a pair from before collisions were switched off may lie centimetres
+// inside the cloth now, and its spring would fling it). Pairs with a
+// moving body are left to the collision phase, which pushes with the body.
 
 // pairCoupling is the part of the system matrix that the repulsion
 // springs add off the block diagonal: for spring p with rows r_k, weights
@@ -161,7 +163,9 @@ func (s *Sim) repulsionSprings(kScale, vScale float64) bool {
 	sys := s.sys
 	sys.pairs.reset()
 	defer sys.pairs.finish(sys.n)
-	if len(c.pairs) == 0 || !s.collides() {
+	if len(c.pairs) == 0 || !s.collides() || c.pairsStep != s.Steps {
+		// No collision phase in the last step (collisions were off, or the
+		// step failed after it): its pairs may be far from the cloth now.
 		return false
 	}
 	k := 0.5 * (s.params.YoungX + s.params.YoungY)
