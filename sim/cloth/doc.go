@@ -2,8 +2,11 @@
 // (Bender & Deul 2012, §3–§5): the simulation Sim and its Step, its
 // parameters, pins and scripted pin paths, the block-sparse system and
 // the modified preconditioned conjugate gradient that solves it (Baraff &
-// Witkin 1998 §5.3 constraint filtering), the SIMD product kernel, and the
-// coupling of adaptive refinement to all of them. The element kernels are
+// Witkin 1998 §5.3 constraint filtering), the SIMD product kernel, the
+// coupling of adaptive refinement to all of them, and the cloth's side of
+// contact (§6): the collision phase on v^{n+½}, resting contacts, and the
+// repulsion springs of the last collision phase's pairs in the solve
+// (Bridson et al. 2002 §7.2; repulsion.go). The element kernels are
 // in package fem, the mesh in geom and the topology operations in adapt;
 // this package keeps the solver core together because its layout
 // invariants are shared and it is the hot path.
