@@ -76,6 +76,7 @@ type StepInfo struct {
 	Iterations                    int           // linear solver iterations; 0 for explicit models
 	Residual                      float64       // relative residual reached
 	Contact                       contact.Stats // what collision handling did; zero for models without contact
+	Springs                       int           // repulsion springs in the solve (cloth.StepStats); 0 for models without
 }
 
 // Total returns the wall time of the step.

@@ -477,6 +477,7 @@ func (u *uiState) contactPanel(s *Snapshot, a *uiAction) {
 	st := &s.Stats
 	c := st.Contact
 	imgui.Textf("contacts    %5d body  %5d self pairs", c.Proximity, c.SelfProximity)
+	imgui.Textf("springs     %5d in the solve", st.Springs)
 	imgui.Textf("CCD hits    %5d in %d passes", c.CCDHits, c.Iterations)
 	imgui.Textf("impact zones %4d (%d vertices)", c.Zones, c.ZoneVertices)
 	if st.Tangled > 0 {

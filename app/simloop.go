@@ -502,7 +502,7 @@ func (l *Loop) fill(dst *Snapshot) {
 		Time: s.Time(), Steps: s.Steps(), Dt: s.Dt(),
 		Vertices: len(dst.Slot), Triangles: len(dst.Tris) / 3,
 		Assemble: l.last.Assemble, Solve: l.last.Solve, Other: l.last.Other, Adapt: l.last.Adapt,
-		Collide: l.last.Collide, Contact: l.last.Contact,
+		Collide: l.last.Collide, Contact: l.last.Contact, Springs: l.last.Springs,
 		LastAdapt:  s.LastAdapt(),
 		Iterations: l.last.Iterations, Residual: l.last.Residual,
 		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,

@@ -131,6 +131,7 @@ type Stats struct {
 	Assemble, Solve, Other, Adapt time.Duration    // wall time of the last step by phase
 	Collide                       time.Duration    // collision handling of the last step
 	Contact                       contact.Stats    // what collision handling did in the last step
+	Springs                       int              // repulsion springs in the last step's solve
 	Snapshot                      time.Duration    // curvature, normals and compaction for this snapshot
 	LastAdapt                     cloth.AdaptStats // the most recent adaptation (any earlier step): refined and coarsened counts, wall time
 	Iterations                    int              // PCG iterations of the last step

@@ -68,6 +68,7 @@ type StepStats struct {
 	Collide    time.Duration     // collision handling (phase 4; zero without obstacles and self-collision)
 	Adapt      time.Duration     // mesh adaptation (zero without adaptivity)
 	Contact    contact.Stats     // what the collision phase did
+	Springs    int               // repulsion springs in this step's solve (repulsion.go)
 	Strain     strainlimit.Stats // what strain limiting did
 }
 
@@ -402,6 +403,7 @@ func (s *Sim) Step() (StepStats, error) {
 	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
 	t2w := time.Now()
 	st.Assemble = t2w.Sub(t1w)
+	st.Springs = len(s.sys.pairs.rows)
 	st.Iterations, st.Residual = s.solve()
 	st.Solve = time.Since(t2w)
 	s.averageVelocity()
