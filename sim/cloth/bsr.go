@@ -28,14 +28,14 @@ import (
 // oppVal[oppPtr[i]:oppPtr[i+1]] with columns oppCol[...], which almost
 // halves the memory the matrix-vector product streams.
 type blockSystem struct {
-	n      int
-	pairs  pairCoupling // off-diagonal repulsion springs (repulsion.go)
-	slot   []int32      // row → vertex slot
-	row    []int32      // vertex slot → row, −1 for a free slot
-	rowPtr []int32
-	col    []int32
-	diag   []int32
-	val    []geom.Mat3
+	n        int
+	coupling pairCoupling // the repulsion springs off the block diagonal (repulsion.go)
+	slot     []int32      // row → vertex slot
+	row      []int32      // vertex slot → row, −1 for a free slot
+	rowPtr   []int32
+	col      []int32
+	diag     []int32
+	val      []geom.Mat3
 
 	// qsum[k] is Σ of the bending Hessian entries Q_e,ij (without k_b) of
 	// all edges whose stencil pair (i, j) falls on block k.
@@ -314,7 +314,7 @@ func (s *blockSystem) mulVec(y, x []geom.Vec3) {
 			y[i] = s.mulRow(i, x)
 		}
 	})
-	if pc := &s.pairs; pc.active() {
+	if pc := &s.coupling; pc.active() {
 		pc.sigmas(x, nil)
 		parallel.ForChunks(s.n, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {

@@ -125,9 +125,9 @@ func (s *Sim) contactForces() {
 	}
 	c.release = growTo(c.release, len(s.Mesh.Pos))
 	sys := s.sys
-	coupled := sys.pairs.active()
+	coupled := sys.coupling.active()
 	if coupled { // the repulsion springs' part of A·Δv off the mesh's pattern
-		sys.pairs.sigmas(s.rowDv, nil)
+		sys.coupling.sigmas(s.rowDv, nil)
 	}
 	for _, v := range s.constrained {
 		i := sys.row[v]
@@ -136,8 +136,8 @@ func (s *Sim) contactForces() {
 		}
 		n := s.normal[v]
 		av := sys.mulRow(int(i), s.rowDv)
-		if coupled && sys.pairs.hasRow(int(i)) {
-			av = av.Add(sys.pairs.row(int(i), s.rowDv[i]))
+		if coupled && sys.coupling.hasRow(int(i)) {
+			av = av.Add(sys.coupling.row(int(i), s.rowDv[i]))
 		}
 		lambda := n.Dot(av.Sub(s.rhs[i]))
 		if lambda < 0 {

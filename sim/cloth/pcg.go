@@ -159,7 +159,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 	// The loop's two passes are made once here, so the iterations allocate
 	// nothing; they read alpha and beta as the loop sets them.
 	var alpha, beta float64
-	coupled := a.pairs.active()
+	coupled := a.coupling.active()
 	passA := func(k, lo, hi int) {
 		a.blockRows32(s, as, lo, hi)
 		// Rows lo..hi-1 resliced to one length, so the loop runs free of
@@ -172,8 +172,8 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 				continue // c, q, s stay zero: the filter S_i = 0
 			}
 			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
-			if coupled && a.pairs.hasRow(lo+i) { // the repulsion springs' coupling (repulsion.go)
-				e := a.pairs.row(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
+			if coupled && a.coupling.hasRow(lo+i) { // the repulsion springs' coupling (repulsion.go)
+				e := a.coupling.row(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
 				ai[0] += float32(e.X)
 				ai[1] += float32(e.Y)
 				ai[2] += float32(e.Z)
@@ -216,7 +216,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 	it := 0
 	for ; it < maxIter && deltaNew > tol2; it++ {
 		if coupled {
-			a.pairs.sigmas(nil, s)
+			a.coupling.sigmas(nil, s)
 		}
 		parallel.ForChunks(n, passA)
 		cq := p.dot.Sum()

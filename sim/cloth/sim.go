@@ -403,7 +403,7 @@ func (s *Sim) Step() (StepStats, error) {
 	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
 	t2w := time.Now()
 	st.Assemble = t2w.Sub(t1w)
-	st.Springs = len(s.sys.pairs.rows)
+	st.Springs = len(s.sys.coupling.rows)
 	st.Iterations, st.Residual = s.solve()
 	st.Solve = time.Since(t2w)
 	s.averageVelocity()
