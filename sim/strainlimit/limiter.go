@@ -30,15 +30,23 @@ const forceReg = 1e-3
 // 40/46, 38/42. 30 is used.
 const stitchWeight = 30.0
 
-// forceRounds is the number of force estimates (step 1) made in a row,
-// each linearised at the previous one's result (Newton steps on the edge
-// constraints). Tsiknis makes one. Measured on the curtain with its
+// One force estimate (step 1) is made per call, as Tsiknis makes. More
+// rounds, each linearised at the previous one's result (Newton steps on
+// the edge constraints), did not pay: measured on the curtain with its
 // bottom-left corner held 0.35 m away after one step (strain 16.9 on
-// entry; a feasible target): after 200 passes 1, 5, 20 and 50 rounds
-// left 0.119, 0.120, 0.119 and 0.118, so one it is. (The active set of
-// step 1 holds only the edges already over the limit, so each round
-// reaches only one more ring of elements.)
-const forceRounds = 1
+// entry; a feasible target), after 200 passes 1, 5, 20 and 50 rounds
+// left 0.119, 0.120, 0.119 and 0.118. (The active set of step 1 holds
+// only the edges already over the limit, so each round reaches only one
+// more ring of elements.)
+
+// overMargin: a face whose limit ratio on entry is at most 1 − overMargin
+// and none of whose corners has moved since cannot respond (it is within
+// its limit by far more than the round-off between faceRatio and the
+// element's own check), nor can any of its edges be over its limit (an
+// edge's ratio |x_b − x_a|/L_e is |F·u|/|D·u| for its rest vector u, at
+// most the face's largest), so Apply skips it in the force estimate and
+// in the first pass (see everyFace).
+const overMargin = 1e-6
 
 // forceTol and stitchTol are the CG stopping tolerances: relative
 // residual norms of the force estimate and of each stitching solve. A
@@ -125,17 +133,27 @@ type Limiter struct {
 	xt   [][3]geom.Vec3 // per face slot: the element's corners after its response
 	wf   [][3]float64   // per face slot: the corners' inverse masses
 	hf   []float64      // per face slot: longest rest edge, m
-	fw   []float64      // per face slot: stitching weight (stitchWeight if it responded, else 1)
-	resp []bool         // per face slot: responded in this pass
+	fe   [][3]int32     // per face slot: its three edges
+	resp []bool         // per face slot: responded in this pass (its stitching weight is then stitchWeight, else 1)
+	fr   []float64      // per face slot: limit ratio at l.x when last evaluated
+	fs   []float64      // per face slot: largest principal strain at l.x when last evaluated
 
-	mark   []uint32 // per vertex: stamp of the last activeSet that reached it
-	stamp  uint32
-	front  []int32 // activeSet's rings
-	next   []int32
-	active []int32  // vertices the stitching works on, increasing
-	fmark  []uint32 // per face slot: stamp of the last candidates that reached it
-	fstamp uint32
-	cand   []int32 // faces the next element pass works on
+	mark    []uint32 // per vertex: stamp of the last activeSet that reached it
+	stamp   uint32
+	front   []int32 // activeSet's rings
+	next    []int32
+	active  []int32  // vertices the stitching works on, increasing
+	fmark   []uint32 // per face slot: stamp of the last candidates that reached it
+	fstamp  uint32
+	cand    []int32  // faces the next element pass works on
+	moved   []uint32 // per vertex: mstamp when this call has moved it
+	mstamp  uint32
+	emark   []uint32 // per edge: estamp when the force estimate took it
+	estamp  uint32
+	aedges  []int32 // the force estimate's edges over their limit, increasing
+	avert   []int32 // their ends
+	act     []bool  // per edge: in aedges
+	partial bool    // evaluate recomputes only the faces with a moved corner
 
 	used []bool      // per vertex: in some live face
 	xs   []geom.Vec3 // per vertex: x* = x^n + Δt·V on entry
@@ -159,9 +177,8 @@ type Limiter struct {
 	sap    []geom.Vec3
 	sz     []geom.Vec3
 
-	lmax []float64   // per edge: rest length at the limit, m
-	u    []geom.Vec3 // per edge: Δt·∂c/∂x_b (0 for inactive edges)
-	act  []bool
+	lmax []float64   // per edge: rest length at the limit, m (set for the edges the force estimate examined)
+	u    []geom.Vec3 // per edge in aedges: Δt·∂c/∂x_b
 	c    []float64
 	diag []float64
 	lam  []float64
@@ -181,7 +198,7 @@ type Limiter struct {
 	dt  float64
 	lim limits
 
-	evalFaces, respondFaces, edgeSetup, jtl, jmj, edgeGap, lapApply func(k, lo, hi int)
+	evalFaces, respondFaces, edgeGap, lapApply func(k, lo, hi int)
 }
 
 // NewLimiter returns a Limiter with empty buffers; they grow on the first
@@ -190,9 +207,6 @@ func NewLimiter() *Limiter {
 	l := &Limiter{}
 	l.evalFaces = l.evalFacesChunk
 	l.respondFaces = l.respondFacesChunk
-	l.edgeSetup = l.edgeSetupChunk
-	l.jtl = l.jtlChunk
-	l.jmj = l.jmjChunk
 	l.edgeGap = l.edgeGapChunk
 	l.lapApply = l.lapApplyChunk
 	return l
@@ -238,6 +252,7 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 		}
 	}
 	copy(l.x, l.xs)
+	l.partial = false
 	ratio, strain := l.evaluate()
 	st.MaxStrainBefore, st.MaxStrainAfter, st.MaxRatioAfter = strain, strain, ratio
 	if !(ratio > 1+p.Tolerance) {
@@ -248,17 +263,14 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 		return st, nil
 	}
 
-	for round := 0; round < forceRounds; round++ {
-		na, it := l.forceEstimate(p.Iterations)
-		if round == 0 {
-			st.Constrained = na
-		}
-		st.ForceIterations += it
-		if na == 0 {
-			break
-		}
+	l.mstamp++
+	if l.mstamp == 0 {
+		clear(l.moved)
+		l.mstamp = 1
 	}
-	l.cand = append(l.cand[:0], l.faces...)
+	st.Constrained, st.ForceIterations = l.forceEstimate(p.Iterations)
+	l.firstCandidates()
+	clear(l.resp)
 	for pass := 0; pass < p.Passes; pass++ {
 		r, n := l.responses()
 		if pass == 0 {
@@ -271,7 +283,7 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 		st.StitchIterations += l.stitch(p.Iterations)
 		l.candidates()
 	}
-	l.gauge()
+	l.partial = !l.gauge() && !everyFace
 	st.MaxRatioAfter, st.MaxStrainAfter = l.evaluate()
 	if math.IsNaN(st.MaxRatioAfter) || math.IsInf(st.MaxRatioAfter, 0) {
 		st.Time = time.Since(t0)
@@ -391,6 +403,17 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 		}
 		l.edges = append(l.edges, edge{a: h.a, b: h.b, nf: 1, ef: [2]edgeFace{ef}})
 	}
+	l.fe = grow(l.fe, len(tris))
+	for e, ed := range l.edges {
+		for j := int32(0); j < ed.nf; j++ {
+			ef := ed.ef[j]
+			k := ef.ka // the face's edge k joins corners k and k+1
+			if (ef.ka+1)%3 != ef.kb {
+				k = ef.kb
+			}
+			l.fe[ef.f][k] = int32(e)
+		}
+	}
 	l.vOff = grow(l.vOff, n+1)
 	clear(l.vOff)
 	for _, e := range l.edges {
@@ -420,8 +443,16 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	l.xt = grow(l.xt, nf)
 	l.wf = grow(l.wf, nf)
 	l.hf = grow(l.hf, nf)
-	l.fw = grow(l.fw, nf)
 	l.resp = grow(l.resp, nf)
+	l.fr = grow(l.fr, nf)
+	l.fs = grow(l.fs, nf)
+	l.moved = grow(l.moved, n)
+	clear(l.moved)
+	l.mstamp = 0
+	l.emark = grow(l.emark, ne)
+	clear(l.emark)
+	l.estamp = 0
+	l.aedges = l.aedges[:0]
 	l.mark = grow(l.mark, n)
 	clear(l.mark)
 	l.stamp = 0
@@ -437,11 +468,15 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	}
 	l.u = grow(l.u, ne)
 	l.act = grow(l.act, ne)
+	clear(l.act)
 	return nil
 }
 
 // evaluate returns the largest limit ratio and principal strain over the
-// faces at l.x.
+// faces at l.x, and keeps each face's in l.fr and l.fs. With l.partial it
+// computes them again only for the faces with a corner this call has
+// moved and takes the others' from l.fr and l.fs (the same numbers: their
+// corners are where they were).
 func (l *Limiter) evaluate() (ratio, strain float64) {
 	parallel.ForChunks(len(l.faces), l.evalFaces)
 	for k := range l.parts[0] {
@@ -456,10 +491,15 @@ func (l *Limiter) evaluate() (ratio, strain float64) {
 
 func (l *Limiter) evalFacesChunk(k, lo, hi int) {
 	var ratio, strain float64
+	ms := l.mstamp
 	for _, f := range l.faces[lo:hi] {
 		t := l.tris[f]
-		xs := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
-		r, s := faceRatio(&xs, &l.grad[f], l.lim)
+		r, s := l.fr[f], l.fs[f]
+		if !l.partial || l.moved[t[0]] == ms || l.moved[t[1]] == ms || l.moved[t[2]] == ms {
+			xs := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
+			r, s = faceRatio(&xs, &l.grad[f], l.lim)
+			l.fr[f], l.fs[f] = r, s
+		}
 		if math.IsNaN(r) || math.IsNaN(s) {
 			ratio = math.NaN()
 			break
@@ -472,11 +512,13 @@ func (l *Limiter) evalFacesChunk(k, lo, hi int) {
 // responses runs step 2 (Tsiknis §2.2.1) on the candidate faces l.cand at
 // l.x, each alone, into l.xt, and returns the largest limit ratio before
 // the responses and the number of faces that responded. The first pass
-// takes every face; later ones only those that the last stitching moved
-// (candidates): every other face was within its limit when last seen
-// (a face that responded has its corners in the stitching's active set)
-// and has not moved since, so its ratio is ≤ 1 and its x̃ = x, and the
-// result is the same as over all faces.
+// takes the faces that may be over their limit (firstCandidates); later
+// ones only those that the last stitching moved (candidates): every other
+// face was within its limit when last seen (a face that responded has its
+// corners in the stitching's active set) and has not moved since, so its
+// ratio is ≤ 1 and its x̃ = x, and the result is the same as over all
+// faces. Only the faces that responded have an x̃ in l.xt that the
+// stitching reads (l.resp).
 func (l *Limiter) responses() (float64, int) {
 	parallel.ForChunks(len(l.cand), l.respondFaces)
 	var ratio float64
@@ -496,10 +538,7 @@ func (l *Limiter) respondFacesChunk(k, lo, hi int) {
 		xt := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
 		r, moved := limitElement(&xt, &l.wf[f], &l.grad[f], l.hf[f], l.lim)
 		l.xt[f] = xt
-		l.fw[f], l.resp[f] = 1, moved
-		if moved {
-			l.fw[f] = stitchWeight
-		}
+		l.resp[f] = moved
 		ratio = math.Max(ratio, r)
 		if moved {
 			n++
@@ -516,24 +555,62 @@ func (l *Limiter) respondFacesChunk(k, lo, hi int) {
 // gradients sum to zero and point along the edge, so the impulse Jᵀλ
 // conserves linear momentum exactly and, about x*, angular momentum. It
 // returns the number of constrained edges and the CG iterations.
+//
+// Only the edges of faces over 1 − overMargin on entry (l.fr) are
+// examined, and the CG runs on the list of those over their limit
+// (l.aedges, increasing): every other edge is within its limit, so its
+// λ, residual and search direction stay exactly zero, and the sums over
+// the list add the same nonzero terms in the same order as sums over all
+// edges would.
 func (l *Limiter) forceEstimate(maxIter int) (int, int) {
-	parallel.ForChunks(len(l.edges), l.edgeSetup)
-	var na int
-	for k := range l.parts[0] {
-		na += int(l.parts[0][k][0])
+	l.estamp++
+	if l.estamp == 0 {
+		clear(l.emark)
+		l.estamp = 1
 	}
-	if na == 0 {
+	es := l.estamp
+	for _, e := range l.aedges { // the last call's
+		l.act[e] = false
+	}
+	l.aedges = l.aedges[:0]
+	for _, f := range l.faces {
+		if !(l.fr[f] <= 1-overMargin) || everyFace {
+			for _, e := range l.fe[f] {
+				if l.emark[e] != es {
+					l.emark[e] = es
+					l.aedges = append(l.aedges, e)
+				}
+			}
+		}
+	}
+	slices.Sort(l.aedges)
+	k := 0
+	for _, e := range l.aedges {
+		if l.setupEdge(e) {
+			l.aedges[k] = e
+			k++
+		}
+	}
+	l.aedges = l.aedges[:k]
+	if k == 0 {
 		return 0, 0
+	}
+	l.avert = l.avert[:0]
+	for _, e := range l.aedges {
+		l.act[e] = true
+		for _, v := range [2]int32{l.edges[e].a, l.edges[e].b} {
+			if l.moved[v] != l.mstamp {
+				l.moved[v] = l.mstamp
+				l.avert = append(l.avert, v)
+			}
+		}
 	}
 	// λ = 0, r = −c, z = r/diag, p = z.
 	var rz, rr0 float64
-	for e := range l.edges {
+	for _, e := range l.aedges {
 		l.lam[e] = 0
 		l.r[e] = -l.c[e]
-		l.z[e] = 0
-		if l.act[e] {
-			l.z[e] = l.r[e] / ((1 + forceReg) * l.diag[e])
-		}
+		l.z[e] = l.r[e] / ((1 + forceReg) * l.diag[e])
 		l.p[e] = l.z[e]
 		rz += l.r[e] * l.z[e]
 		rr0 += l.r[e] * l.r[e]
@@ -543,7 +620,7 @@ func (l *Limiter) forceEstimate(maxIter int) (int, int) {
 	for ; it < maxIter && rr > forceTol*forceTol*rr0 && rz > 0; it++ {
 		l.applyJMJ(l.p, l.ap)
 		var pap float64
-		for e := range l.edges {
+		for _, e := range l.aedges {
 			pap += l.p[e] * l.ap[e]
 		}
 		if !(pap > 0) {
@@ -552,10 +629,7 @@ func (l *Limiter) forceEstimate(maxIter int) (int, int) {
 		a := rz / pap
 		var rzn float64
 		rr = 0
-		for e := range l.edges {
-			if !l.act[e] {
-				continue
-			}
+		for _, e := range l.aedges {
 			l.lam[e] += a * l.p[e]
 			l.r[e] -= a * l.ap[e]
 			l.z[e] = l.r[e] / ((1 + forceReg) * l.diag[e])
@@ -564,57 +638,48 @@ func (l *Limiter) forceEstimate(maxIter int) (int, int) {
 		}
 		b := rzn / rz
 		rz = rzn
-		for e := range l.edges {
+		for _, e := range l.aedges {
 			l.p[e] = l.z[e] + b*l.p[e]
 		}
 	}
 	// x += Δt·M⁻¹·Jᵀλ (eq. 2.4).
 	l.jtlOf(l.lam)
-	for v := range l.x {
-		if l.used[v] {
-			l.x[v] = l.x[v].Add(l.y[v].Scale(l.dt))
-		}
+	for _, v := range l.avert {
+		l.x[v] = l.x[v].Add(l.y[v].Scale(l.dt))
 	}
-	return na, it
+	return k, it
 }
 
-func (l *Limiter) edgeSetupChunk(k, lo, hi int) {
+// setupEdge computes edge e's limit length, and, when the edge is over it
+// and not between two pinned vertices, its constraint value, gradient and
+// Jacobi diagonal; it reports whether it is.
+func (l *Limiter) setupEdge(e int32) bool {
 	in := l.in
-	var na int
-	for e := lo; e < hi; e++ {
-		ed := &l.edges[e]
-		r := in.Rest[ed.b].Sub(in.Rest[ed.a])
-		lm := math.Hypot(l.lim.dx*r.X, l.lim.dy*r.Y)
-		l.lmax[e] = lm
-		d := l.x[ed.b].Sub(l.x[ed.a])
-		ln := d.Norm()
-		wa, wb := in.InvMass[ed.a], in.InvMass[ed.b]
-		l.act[e] = ln > lm && wa+wb > 0
-		l.c[e], l.u[e], l.diag[e] = 0, geom.Vec3{}, 0
-		if l.act[e] {
-			l.c[e] = ln/lm - 1
-			l.u[e] = d.Scale(l.dt / (lm * ln))
-			l.diag[e] = l.u[e].Dot(l.u[e]) * (wa + wb)
-			na++
-		}
+	ed := &l.edges[e]
+	r := in.Rest[ed.b].Sub(in.Rest[ed.a])
+	lm := math.Hypot(l.lim.dx*r.X, l.lim.dy*r.Y)
+	l.lmax[e] = lm
+	d := l.x[ed.b].Sub(l.x[ed.a])
+	ln := d.Norm()
+	wa, wb := in.InvMass[ed.a], in.InvMass[ed.b]
+	if !(ln > lm && wa+wb > 0) {
+		return false
 	}
-	l.parts[0][k][0] = float64(na)
+	l.c[e] = ln/lm - 1
+	l.u[e] = d.Scale(l.dt / (lm * ln))
+	l.diag[e] = l.u[e].Dot(l.u[e]) * (wa + wb)
+	return true
 }
 
-// jtlOf sets l.y = M⁻¹·Jᵀ·lam, gathered per vertex in edge order.
+// jtlOf sets l.y = M⁻¹·Jᵀ·lam at the ends of the edges in l.aedges
+// (l.avert; it is zero elsewhere), gathered per vertex in edge order.
 func (l *Limiter) jtlOf(lam []float64) {
-	l.vecIn = lam
-	parallel.ForChunks(len(l.y), l.jtl)
-}
-
-func (l *Limiter) jtlChunk(_, lo, hi int) {
-	for v := lo; v < hi; v++ {
+	for _, v := range l.avert {
 		var s geom.Vec3
-		w := l.in.InvMass[v]
-		if l.used[v] && w > 0 {
+		if w := l.in.InvMass[v]; w > 0 {
 			for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
 				if l.act[a.e] {
-					s = s.Add(l.u[a.e].Scale(a.s * l.vecIn[a.e]))
+					s = s.Add(l.u[a.e].Scale(a.s * lam[a.e]))
 				}
 			}
 			s = s.Scale(w)
@@ -623,21 +688,12 @@ func (l *Limiter) jtlChunk(_, lo, hi int) {
 	}
 }
 
-// applyJMJ sets out = (J·M⁻¹·Jᵀ + ρ·diag)·in on the active edges.
+// applyJMJ sets out = (J·M⁻¹·Jᵀ + ρ·diag)·in on the edges in l.aedges.
 func (l *Limiter) applyJMJ(in, out []float64) {
 	l.jtlOf(in)
-	l.vecOut = out
-	parallel.ForChunks(len(l.edges), l.jmj)
-}
-
-func (l *Limiter) jmjChunk(_, lo, hi int) {
-	for e := lo; e < hi; e++ {
-		if !l.act[e] {
-			l.vecOut[e] = 0
-			continue
-		}
+	for _, e := range l.aedges {
 		ed := &l.edges[e]
-		l.vecOut[e] = l.u[e].Dot(l.y[ed.b].Sub(l.y[ed.a])) + forceReg*l.diag[e]*l.vecIn[e]
+		out[e] = l.u[e].Dot(l.y[ed.b].Sub(l.y[ed.a])) + forceReg*l.diag[e]*in[e]
 	}
 }
 
@@ -696,6 +752,7 @@ func (l *Limiter) stitch(maxIter int) int {
 	for i, v := range l.active {
 		if l.sd[i] != 0 {
 			l.x[v] = l.x[v].Add(l.sx[i])
+			l.moved[v] = l.mstamp
 		}
 	}
 	return it
@@ -738,6 +795,38 @@ func (l *Limiter) stitchSystem() {
 	}
 }
 
+// firstCandidates sets l.cand to the faces the first pass must examine,
+// in increasing order: those over 1 − overMargin on entry and those with
+// a corner the force estimate moved (see overMargin; with everyFace,
+// every face).
+func (l *Limiter) firstCandidates() {
+	if everyFace {
+		l.cand = append(l.cand[:0], l.faces...)
+		return
+	}
+	l.fstamp++
+	if l.fstamp == 0 {
+		clear(l.fmark)
+		l.fstamp = 1
+	}
+	st := l.fstamp
+	l.cand = l.cand[:0]
+	for _, f := range l.faces {
+		if !(l.fr[f] <= 1-overMargin) {
+			l.fmark[f] = st
+			l.cand = append(l.cand, f)
+		}
+	}
+	l.facesAround(l.avert, st)
+	slices.Sort(l.cand)
+}
+
+// everyFace makes Apply examine every face in the force estimate and the
+// first pass and check every face on exit, as it did before it skipped
+// the faces that cannot be over their limit (for the test that the
+// skipping changes nothing).
+var everyFace = false
+
 // candidates sets l.cand to the faces with a corner in the stitching's
 // active set (the only ones it can have moved), in increasing order.
 func (l *Limiter) candidates() {
@@ -746,9 +835,15 @@ func (l *Limiter) candidates() {
 		clear(l.fmark)
 		l.fstamp = 1
 	}
-	st := l.fstamp
 	l.cand = l.cand[:0]
-	for _, v := range l.active {
+	l.facesAround(l.active, l.fstamp)
+	slices.Sort(l.cand)
+}
+
+// facesAround appends to l.cand the faces at the vertices vs not marked
+// with stamp st, and marks them.
+func (l *Limiter) facesAround(vs []int32, st uint32) {
+	for _, v := range vs {
 		for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
 			ed := &l.edges[a.e]
 			for i := int32(0); i < ed.nf; i++ {
@@ -759,7 +854,6 @@ func (l *Limiter) candidates() {
 			}
 		}
 	}
-	slices.Sort(l.cand)
 }
 
 // stitchEverywhere makes activeSet take every vertex (for the test that
@@ -806,7 +900,7 @@ func (l *Limiter) activeSet(rings int) {
 	}
 	st := l.stamp
 	l.front = l.front[:0]
-	for _, f := range l.faces {
+	for _, f := range l.cand { // the faces that responded are among them
 		if !l.resp[f] {
 			continue
 		}
@@ -866,9 +960,13 @@ func (l *Limiter) edgeGapChunk(_, lo, hi int) {
 			var we float64
 			for j := int32(0); j < ed.nf; j++ {
 				ef := ed.ef[j]
+				if !l.resp[ef.f] { // x̃ = x: no term, weight 1
+					we++
+					continue
+				}
 				xt := &l.xt[ef.f]
-				t = t.Add(xt[ef.kb].Sub(xt[ef.ka]).Sub(cur).Scale(l.fw[ef.f]))
-				we += l.fw[ef.f]
+				t = t.Add(xt[ef.kb].Sub(xt[ef.ka]).Sub(cur).Scale(stitchWeight))
+				we += stitchWeight
 			}
 			g = g.Add(t.Scale(a.s))
 			d += we
@@ -906,7 +1004,7 @@ func (l *Limiter) lapApplyChunk(_, lo, hi int) {
 // writeBack sets V = (x − x^n)/Δt on the free vertices of the faces.
 //
 // gauge, when no vertex is pinned, fixes the stitching's gauge (see the
-// package doc): it translates x so that Σ m·x is that of the entry's
+// package doc) and reports that it did: it translates x so that Σ m·x is that of the entry's
 // x^n + Δt·V (linear momentum), then rotates x rigidly about its centre of
 // mass so that Σ m·x^n × V is the entry's (angular momentum). A rigid
 // motion of x^{n+1} changes no strain. The rotation θ solves
@@ -914,13 +1012,14 @@ func (l *Limiter) lapApplyChunk(_, lo, hi int) {
 // ∂L/∂θ = −Σ m·[x^n]×·[x − c]×/Δt, and Rodrigues' formula; it stops
 // when the change of L is below 1e-15 of Σ m·|x^n|·|V| (round-off), at
 // most restoreIters times.
-func (l *Limiter) gauge() {
+func (l *Limiter) gauge() bool {
 	for v, u := range l.used {
 		if u && l.in.InvMass[v] == 0 {
-			return
+			return false
 		}
 	}
 	l.restoreMomentum()
+	return true
 }
 
 func (l *Limiter) writeBack() {
