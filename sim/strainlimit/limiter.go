@@ -555,8 +555,14 @@ func (l *Limiter) respondFacesChunk(k, lo, hi int) {
 	for _, f := range l.cand[lo:hi] {
 		t := l.tris[f]
 		xt := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
-		r, moved := limitElement(&xt, &l.wf[f], &l.grad[f], l.hf[f], l.lim)
-		l.xt[f] = xt
+		// The check from the metric alone first: a face within its limit
+		// by overMargin cannot respond, and most candidates are.
+		r, _ := faceRatio(&xt, &l.grad[f], l.lim)
+		moved := false
+		if !(r <= 1-overMargin) {
+			r, moved = limitElement(&xt, &l.wf[f], &l.grad[f], l.hf[f], l.lim)
+			l.xt[f] = xt
+		}
 		l.resp[f] = moved
 		ratio = math.Max(ratio, r)
 		if moved {
