@@ -635,11 +635,7 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			g1, g2 := s.frame(f, xa, xb, xc)
 			sx, sy, txy := fem.ElementStress(er, &c, g1, g2, xa, xb, xc)
 			kg := fem.GeometricStiffness(er, sx, sy, txy)
-			var win float64 // in-plane weight of K_σ
-			if kg != [6]float64{} {
-				win = fem.InPlaneStressWeight(&c, sx, sy, txy)
-			}
-			fem.ElementStiffness(er, &c, g1, g2, &kg, win, kScale, (*[6]geom.Mat3)(s.elemK[6*f:6*f+6]))
+			fem.ElementStiffness(er, &c, g1, g2, &kg, kScale, (*[6]geom.Mat3)(s.elemK[6*f:6*f+6]))
 			if !withRHS {
 				continue
 			}
@@ -657,17 +653,6 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 						d += kg[fem.UpperIndex[i][j]] * nv[j]
 					}
 					fe[i] = fe[i].Add(n.Scale(d))
-				}
-				if win != 0 { // the in-plane part: w·kg·(I − n̂n̂ᵀ)·v
-					vt := [3]geom.Vec3{va, vb, vc}
-					for j := range vt {
-						vt[j] = vt[j].Sub(n.Scale(n.Dot(vt[j]))).Scale(win * vScale)
-					}
-					for i := 0; i < 3; i++ {
-						for j := 0; j < 3; j++ {
-							fe[i] = fe[i].Add(vt[j].Scale(kg[fem.UpperIndex[i][j]]))
-						}
-					}
 				}
 			}
 			if airDrag {

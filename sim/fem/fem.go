@@ -179,23 +179,8 @@ func tensionPart(sx, sy, t float64) (px, py, pt float64) {
 // in-plane rotation (as shear), and adding stress stiffness there too
 // made the orthotropic curtain gain energy in TestEnergyNeverGrows.
 //
-// Where the cloth is stretched far beyond anything a fabric bears, the
-// in-plane part comes in after all: K_σ = A·(∇N_iᵀ·S⁺·∇N_j)·P with
-// P = (1 − w)·n̂n̂ᵀ + w·I and w = InPlaneStressWeight. At a stress of E
-// times a strain ε, the missing in-plane stiffness is ε times K^R's, and
-// at ε ≫ 1 the in-plane rotations of those faces are integrated
-// explicitly: a ball rammed into a pinned sheet stretches the faces it
-// hits 30-fold, and after it stopped vertices next to them jumped 17 cm
-// a step (measured on sim/scene's sphere-ram, 0.6–1 s). With w ≡ 1 they
-// jump 2.9 cm, but the in-plane part everywhere cost the adaptive method
-// accuracy: on TestAdaptiveDrapeMatchesFull's draped sheet the adaptive
-// run's distance to the full one went from 0.48–0.51 of the base mesh's
-// to 0.61–0.93 (mass damping 3, 4 and 6). w is zero up to 50 % strain,
-// so nothing changes below it.
-//
-// kg holds the scalars A·∇N_iᵀ·S⁺·∇N_j of GeometricStiffness and win the
-// weight w of its in-plane part (InPlaneStressWeight).
-func ElementStiffness(er *ElemRest, c *geom.Mat3, g1, g2 geom.Vec3, kg *[6]float64, win, scale float64, out *[6]geom.Mat3) {
+// kg holds the scalars A·∇N_iᵀ·S⁺·∇N_j of GeometricStiffness.
+func ElementStiffness(er *ElemRest, c *geom.Mat3, g1, g2 geom.Vec3, kg *[6]float64, scale float64, out *[6]geom.Mat3) {
 	a := er.Area * scale
 	dN := &er.dN
 	n := g1.Cross(g2)
@@ -216,12 +201,8 @@ func ElementStiffness(er *ElemRest, c *geom.Mat3, g1, g2 geom.Vec3, kg *[6]float
 		w3, w4, w5 := g1.Y*ra.X+g2.Y*rb.X, g1.Y*ra.Y+g2.Y*rb.Y, g1.Y*ra.Z+g2.Y*rb.Z
 		w6, w7, w8 := g1.Z*ra.X+g2.Z*rb.X, g1.Z*ra.Y+g2.Z*rb.Y, g1.Z*ra.Z+g2.Z*rb.Z
 		if kgs != 0 {
-			// kg·((1 − w)·n̂n̂ᵀ + w·I), row r: ((1 − w)·kgs·n̂_r)·n̂ᵀ + w·kgs·e_rᵀ
-			w0 += win * kgs
-			w4 += win * kgs
-			w8 += win * kgs
-			kn := (1 - win) * kgs
-			kx, ky, kz := kn*n.X, kn*n.Y, kn*n.Z
+			// kg·n̂n̂ᵀ, row r: (kgs·n̂_r)·n̂ᵀ
+			kx, ky, kz := kgs*n.X, kgs*n.Y, kgs*n.Z
 			w0 += kx * n.X
 			w1 += kx * n.Y
 			w2 += kx * n.Z
@@ -234,34 +215,6 @@ func ElementStiffness(er *ElemRest, c *geom.Mat3, g1, g2 geom.Vec3, kg *[6]float
 		}
 		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8] = w0, w1, w2, w3, w4, w5, w6, w7, w8
 	}
-}
-
-// In-plane stress stiffness (see ElementStiffness): its weight w rises
-// smoothly from 0 at a strain of inPlaneFrom to 1 at inPlaneFull, the
-// strain read as the largest principal tension over the stiffer axial
-// modulus.
-const (
-	inPlaneFrom = 0.5
-	inPlaneFull = 1.0
-)
-
-// InPlaneStressWeight returns the weight w of the in-plane part of the
-// stress stiffness for the stress (sx, sy, txy), N/m, of a face with
-// elasticity tensor c: 0 below a strain of 50 %, 1 from 100 %.
-func InPlaneStressWeight(c *geom.Mat3, sx, sy, txy float64) float64 {
-	e := max(c[0], c[4])
-	if !(e > 0) {
-		return 0
-	}
-	m, d := 0.5*(sx+sy), math.Hypot(0.5*(sx-sy), txy)
-	u := ((m+d)/e - inPlaneFrom) / (inPlaneFull - inPlaneFrom)
-	if !(u > 0) {
-		return 0
-	}
-	if u >= 1 {
-		return 1
-	}
-	return u * u * (3 - 2*u)
 }
 
 // GeometricStiffness returns, in upper-block order, the scalars

@@ -10,7 +10,6 @@ import (
 
 	"drape/sim/cloth"
 	"drape/sim/contact"
-	"drape/sim/geom"
 	"drape/sim/internal/exact"
 	"drape/sim/obstacle"
 )
@@ -203,10 +202,6 @@ func TestCurtainSelfCollision(t *testing.T) {
 // sphere-ram rams a rough sphere 0.8 m into the middle of the sheet and
 // stops it at step 32: every step must succeed (at b2a2391 step 33 failed
 // at 204 m/s) and stay intersection-free; with -short it runs to step 50.
-// In the full run the sheet must also calm down around the still ball:
-// from t = 0.6 s no vertex may move more than 6 cm in a step (measured
-// 2.7 cm; 17.3 cm before the stress stiffness had its in-plane part on
-// the faces the ball stretched 30-fold, fem.InPlaneStressWeight).
 func TestTunnelling(t *testing.T) {
 	ram := 200
 	if testing.Short() {
@@ -229,8 +224,6 @@ func TestTunnelling(t *testing.T) {
 				t.Fatal(err)
 			}
 			minZ, minY := 0.0, 1.0
-			prev := append([]geom.Vec3(nil), sim.Mesh.Pos...)
-			lateJump := 0.0 // largest vertex move in a step from t = 0.6 s
 			for i := 1; i <= c.steps; i++ {
 				if _, err := sim.Step(); err != nil {
 					t.Fatalf("step %d: %v", i, err)
@@ -238,18 +231,11 @@ func TestTunnelling(t *testing.T) {
 				if rep := checker(sim, sim.Time).Check(sim.Mesh.Pos, sim.Mesh.Tris, false); !rep.OK() {
 					t.Fatalf("step %d (t=%.3f s): %v", i, sim.Time, rep)
 				}
-				for k, p := range sim.Mesh.Pos {
+				for _, p := range sim.Mesh.Pos {
 					minZ, minY = min(minZ, p.Z), min(minY, p.Y)
-					if sim.Time > 0.6 && k < len(prev) {
-						lateJump = max(lateJump, p.Sub(prev[k]).Norm())
-					}
 				}
-				prev = append(prev[:0], sim.Mesh.Pos...)
 			}
-			t.Logf("lowest cloth z %.3f m, lowest y %.3f m, largest move in a step from t = 0.6 s %.1f cm", minZ, minY, 100*lateJump)
-			if c.file == "testdata/sphere-ram.json" && sim.Time > 0.7 && lateJump > 0.06 {
-				t.Errorf("the sheet does not calm down around the still ball: a vertex moved %.1f cm in a step after t = 0.6 s", 100*lateJump)
-			}
+			t.Logf("lowest cloth z %.3f m, lowest y %.3f m", minZ, minY)
 			if c.file == "testdata/sphere-through.json" && minZ > -0.3 {
 				t.Errorf("the ball passed without pushing the sheet (lowest z %.3f m)", minZ)
 			}
