@@ -83,21 +83,26 @@
 // A call whose faces are all within the limit only checks them (one
 // parallel pass over the faces, from the metric FᵀF alone; the faces'
 // rest-shape constants are made again only when Tris, Rest or InvMass
-// changed). Otherwise the work is local: each stitching solves only for
-// the vertices within stitchRings = 6 edge rings of the faces that
-// responded, holding the others (a local eq. 2.10; with as many rings as
-// CG iterations it is the whole-mesh solve exactly, TestActiveSetExact),
-// to a loose tolerance (stitchTol), and each pass after the first
-// re-examines only the faces the stitching moved. Both choices are
-// measured at their constants. BenchmarkApply on the 22140-face curtain
-// (2 cores, nothing else running, one cloth step about 21 ms; medians of
-// 3 interleaved runs against the whole-mesh stitching solved to 1e-6 in
-// brackets): within the limit 1.3 ms (2.9); a corner flung 0.2 m (8
-// faces over) 7.5 ms (10.0), 7 passes (5); a corner held 3 cm away 8.6 ms
-// (17.3), 15 passes (12); the hanging curtain limited to 0.5 % (49 faces
-// along the rail over) 38 ms (60), 13 passes (15). The gathering adaptive
-// curtain with collisions spends a third of its step here (two thirds
-// before).
+// changed). Otherwise the work is local. The force estimate examines only
+// the edges of faces over 1 − overMargin on entry and solves on those
+// over their limit; the first pass examines those faces and the ones the
+// estimate moved; each stitching solves only for the vertices within
+// stitchRings = 6 edge rings of the faces that responded, holding the
+// others (a local eq. 2.10; with as many rings as CG iterations it is
+// the whole-mesh solve exactly, TestActiveSetExact), to a loose
+// tolerance (stitchTol); each later pass re-examines only the faces the
+// stitching moved, from the metric first; the check on exit recomputes
+// only the faces with a moved corner. The skips change no bit of the
+// result (TestSkippingExact); the local stitching is measured at its
+// constants. BenchmarkApply on the 22140-face curtain (2 cores, nothing
+// else running, a step of the curtain 34.5 ms; medians of 3 interleaved
+// runs, 2026-11-26, against the code before the skips in brackets):
+// within the limit 1.35 ms (1.40); a corner flung 0.2 m (8 faces over)
+// 2.82 ms (7.14), 7 passes; a corner held 3 cm away 6.98 ms (10.58), 15
+// passes; the hanging curtain limited to 0.5 % (49 faces along the rail
+// over) 38.3 ms (41.7), 13 passes. The gathering adaptive curtain with
+// collisions spends a fifth of its step here (21.5 %; 29–32 % before the
+// skips, two thirds before the local stitching).
 //
 // Everything is summed over canonical orders (edges sorted by vertex pair,
 // vertex adjacency from the sorted edges, fixed-chunk reductions), so the
