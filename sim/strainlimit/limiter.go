@@ -953,7 +953,10 @@ func (l *Limiter) activeSet(rings int) {
 		}
 		l.front, l.next = l.next, l.front
 	}
-	if 8*len(l.active) > len(l.mark) {
+	// In increasing order: by a scan of the marks where that is cheaper
+	// than sorting (about a nanosecond per vertex of the mesh against
+	// tens per vertex of the set).
+	if 32*len(l.active) > len(l.mark) {
 		l.active = l.active[:0]
 		for v, m := range l.mark {
 			if m == st {
