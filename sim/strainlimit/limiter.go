@@ -187,9 +187,7 @@ type Limiter struct {
 	p    []float64
 	ap   []float64
 
-	fill   []int32   // per vertex: scratch of build
-	vecIn  []float64 // the edge vector jtlChunk and jmjChunk read
-	vecOut []float64 // the edge vector jmjChunk writes
+	fill []int32 // per vertex + 1: scratch of build
 
 	parts [2]parallel.Partials
 
@@ -383,9 +381,10 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	}
 	// Sort the halves by (a, b, f): a counting sort by a, stable, so each
 	// bucket keeps the faces' order, then a stable insertion sort by b
-	// within each bucket (a vertex has a handful of edges). On the
-	// adaptive curtain this is a fifth of slices.SortFunc's time, and the
-	// topology is rebuilt after every adaptation.
+	// within each bucket (a vertex has a handful of edges). The topology
+	// is rebuilt after every adaptation; on the gathering adaptive
+	// curtain (1800 steps, 129 rebuilds) build took 0.12 s of CPU with
+	// this against 0.36 s with slices.SortFunc.
 	cnt := grow(l.fill, n+1)
 	clear(cnt)
 	for _, h := range l.halfs {
@@ -822,8 +821,8 @@ func (l *Limiter) stitchSystem() {
 
 // firstCandidates sets l.cand to the faces the first pass must examine
 // (see candidates for their order): those over 1 − overMargin on entry
-// and those with a corner the force estimate moved (see overMargin; with everyFace,
-// every face).
+// and those with a corner the force estimate moved (see overMargin);
+// with everyFace, every face.
 func (l *Limiter) firstCandidates() {
 	if everyFace {
 		l.cand = append(l.cand[:0], l.faces...)
@@ -856,8 +855,8 @@ var everyFace = false
 // the walk, and no result depends on it: each face's response is its
 // own, the responses' maximum and count do not depend on the order, and
 // activeSet sorts the vertices it gathers from the faces that responded.
-// (Sorting them took 7 % of the limiter's time on the gathering adaptive
-// curtain.)
+// (Sorting them took a tenth of the limiter's time on the gathering
+// adaptive curtain.)
 func (l *Limiter) candidates() {
 	l.fstamp++
 	if l.fstamp == 0 {
@@ -1035,10 +1034,11 @@ func (l *Limiter) lapApplyChunk(_, lo, hi int) {
 // writeBack sets V = (x − x^n)/Δt on the free vertices of the faces.
 //
 // gauge, when no vertex is pinned, fixes the stitching's gauge (see the
-// package doc) and reports that it did: it translates x so that Σ m·x is that of the entry's
-// x^n + Δt·V (linear momentum), then rotates x rigidly about its centre of
-// mass so that Σ m·x^n × V is the entry's (angular momentum). A rigid
-// motion of x^{n+1} changes no strain. The rotation θ solves
+// package doc) and reports that it did: it translates x so that Σ m·x is
+// that of the entry's x^n + Δt·V (linear momentum), then rotates x
+// rigidly about its centre of mass so that Σ m·x^n × V is the entry's
+// (angular momentum). A rigid motion of x^{n+1} changes no strain. The
+// rotation θ solves
 // L(θ) = L₀ by Newton's method with the exact Jacobian at θ = 0,
 // ∂L/∂θ = −Σ m·[x^n]×·[x − c]×/Δt, and Rodrigues' formula; it stops
 // when the change of L is below 1e-15 of Σ m·|x^n|·|V| (round-off), at
