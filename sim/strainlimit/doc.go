@@ -97,11 +97,11 @@
 // constants. BenchmarkApply on the 22140-face curtain (2 cores, nothing
 // else running, a step of the curtain 34.5 ms; medians of 3 interleaved
 // runs, 2026-11-26, against the code before the skips in brackets):
-// within the limit 1.35 ms (1.40); a corner flung 0.2 m (8 faces over)
-// 2.82 ms (7.14), 7 passes; a corner held 3 cm away 6.98 ms (10.58), 15
+// within the limit 1.45 ms (1.47); a corner flung 0.2 m (8 faces over)
+// 2.80 ms (7.41), 7 passes; a corner held 3 cm away 6.46 ms (11.19), 15
 // passes; the hanging curtain limited to 0.5 % (49 faces along the rail
-// over) 38.3 ms (41.7), 13 passes. The gathering adaptive curtain with
-// collisions spends a fifth of its step here (21.5 %; 29–32 % before the
+// over) 31.9 ms (41.6), 13 passes. The gathering adaptive curtain with
+// collisions spends a fifth of its step here (21.2 %; 29–32 % before the
 // skips, two thirds before the local stitching).
 //
 // Everything is summed over canonical orders (edges sorted by vertex pair,
