@@ -90,9 +90,10 @@
 // stitchRings = 6 edge rings of the faces that responded, holding the
 // others (a local eq. 2.10; with as many rings as CG iterations it is
 // the whole-mesh solve exactly, TestActiveSetExact), to a loose
-// tolerance (stitchTol); each later pass re-examines only the faces the
-// stitching moved, from the metric first; the check on exit recomputes
-// only the faces with a moved corner. The skips change no bit of the
+// tolerance (stitchTol), in parallel from serialRows vertices; each
+// later pass re-examines only the faces the stitching moved; every pass
+// checks a face from the metric before its element response; the check
+// on exit recomputes only the faces with a moved corner. The skips change no bit of the
 // result (TestSkippingExact); the local stitching is measured at its
 // constants. BenchmarkApply on the 22140-face curtain (2 cores, nothing
 // else running, a step of the curtain 34.5 ms; medians of 3 interleaved
