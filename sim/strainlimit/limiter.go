@@ -210,6 +210,16 @@ func NewLimiter() *Limiter {
 	return l
 }
 
+// nextStamp advances a marking stamp; when it wraps to 0 it clears the
+// marks, so that no old mark equals a new stamp.
+func nextStamp(stamp *uint32, marks []uint32) {
+	*stamp++
+	if *stamp == 0 {
+		clear(marks)
+		*stamp = 1
+	}
+}
+
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
@@ -261,11 +271,7 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 		return st, nil
 	}
 
-	l.mstamp++
-	if l.mstamp == 0 {
-		clear(l.moved)
-		l.mstamp = 1
-	}
+	nextStamp(&l.mstamp, l.moved)
 	st.Constrained, st.ForceIterations = l.forceEstimate(p.Iterations)
 	l.firstCandidates()
 	clear(l.resp)
@@ -587,11 +593,7 @@ func (l *Limiter) respondFacesChunk(k, lo, hi int) {
 // the list add the same nonzero terms in the same order as sums over all
 // edges would.
 func (l *Limiter) forceEstimate(maxIter int) (int, int) {
-	l.estamp++
-	if l.estamp == 0 {
-		clear(l.emark)
-		l.estamp = 1
-	}
+	nextStamp(&l.estamp, l.emark)
 	es := l.estamp
 	for _, e := range l.aedges { // the last call's
 		l.act[e] = false
@@ -832,11 +834,7 @@ func (l *Limiter) firstCandidates() {
 		l.cand = append(l.cand[:0], l.faces...)
 		return
 	}
-	l.fstamp++
-	if l.fstamp == 0 {
-		clear(l.fmark)
-		l.fstamp = 1
-	}
+	nextStamp(&l.fstamp, l.fmark)
 	st := l.fstamp
 	l.cand = l.cand[:0]
 	for _, f := range l.faces {
@@ -862,11 +860,7 @@ var everyFace = false
 // (Sorting them took a tenth of the limiter's time on the gathering
 // adaptive curtain.)
 func (l *Limiter) candidates() {
-	l.fstamp++
-	if l.fstamp == 0 {
-		clear(l.fmark)
-		l.fstamp = 1
-	}
+	nextStamp(&l.fstamp, l.fmark)
 	l.cand = l.cand[:0]
 	l.facesAround(l.active, l.fstamp)
 }
@@ -924,11 +918,7 @@ func (l *Limiter) activeSet(rings int) {
 	if stitchEverywhere {
 		rings = len(l.mark)
 	}
-	l.stamp++
-	if l.stamp == 0 {
-		clear(l.mark)
-		l.stamp = 1
-	}
+	nextStamp(&l.stamp, l.mark)
 	st := l.stamp
 	l.front = l.front[:0]
 	for _, f := range l.cand { // the faces that responded are among them
