@@ -129,7 +129,7 @@ func (s *Solver) patchNearChunk(_, lo, hi int) {
 	for p := lo; p < hi; p++ {
 		qlo, qhi := s.ps.g.lo[p].Sub(ev), s.ps.g.hi[p].Add(ev)
 		s.pnear[p] = false
-		if boxGap(qlo, qhi, st.lo, st.hi) > 0 {
+		if !boxesMeet(qlo, qhi, st.lo, st.hi) {
 			continue
 		}
 		x0, y0, z0 := g.cellOf(qlo)
@@ -139,7 +139,7 @@ func (s *Solver) patchNearChunk(_, lo, hi int) {
 			for iy := y0; iy <= y1; iy++ {
 				for iz := z0; iz <= z1; iz++ {
 					for _, t := range g.bucket(ix, iy, iz) {
-						if boxGap(qlo, qhi, g.lo[t], g.hi[t]) <= 0 {
+						if boxesMeet(qlo, qhi, g.lo[t], g.hi[t]) {
 							s.pnear[p] = true
 							break cells
 						}
@@ -263,21 +263,21 @@ func (s *Solver) extendSelfChunk(k, lo, hi int) {
 		}
 		for q := range g.overlapping(g.lo[p], g.hi[p]) {
 			for _, f := range ps.patchFaces(int32(p)) {
-				if !s.fout[f] || boxGap(s.candLo[f], s.candHi[f], g.lo[q], g.hi[q]) > 0 {
+				if !s.fout[f] || !boxesMeet(s.candLo[f], s.candHi[f], g.lo[q], g.hi[q]) {
 					continue
 				}
 				for _, t := range ps.patchFaces(q) {
 					if t == f || s.fout[t] && t < f {
 						continue
 					}
-					if boxGap(s.candLo[f], s.candHi[f], s.candLo[t], s.candHi[t]) > 0 {
+					if !boxesMeet(s.candLo[f], s.candHi[f], s.candLo[t], s.candHi[t]) {
 						continue
 					}
 					tlo, thi := s.candLo[t], s.candHi[t]
 					if s.fout[t] {
 						tlo, thi = s.oldLo[t], s.oldHi[t]
 					}
-					if boxGap(s.oldLo[f], s.oldHi[f], tlo, thi) <= 0 {
+					if boxesMeet(s.oldLo[f], s.oldHi[f], tlo, thi) {
 						continue // a candidate already, or culled with its patch pair
 					}
 					s.cand[k] = append(s.cand[k], cand{f, t, -1, 0})
@@ -298,7 +298,7 @@ func (s *Solver) extendBodyChunk(k, lo, hi int) {
 		}
 		olo, ohi := s.oldLo[f], s.oldHi[f]
 		for t := range g.overlapping(s.candLo[f], s.candHi[f]) {
-			if boxGap(olo, ohi, g.lo[t], g.hi[t]) > 0 {
+			if !boxesMeet(olo, ohi, g.lo[t], g.hi[t]) {
 				s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), 0})
 			}
 		}
@@ -801,6 +801,13 @@ func (s *Solver) apart(x, d *[4]geom.Vec3, split int) float64 {
 // points; ≤ 0 when they overlap.
 func boxGap(alo, ahi, blo, bhi geom.Vec3) float64 {
 	return max(alo.X-bhi.X, blo.X-ahi.X, alo.Y-bhi.Y, blo.Y-ahi.Y, alo.Z-bhi.Z, blo.Z-ahi.Z)
+}
+
+// boxesMeet reports whether two boxes overlap or touch: boxGap ≤ 0 for
+// finite boxes, by comparisons alone (the triangle-pair tests of the
+// self-collision query make tens of thousands of these per call).
+func boxesMeet(alo, ahi, blo, bhi geom.Vec3) bool {
+	return alo.X <= bhi.X && blo.X <= ahi.X && alo.Y <= bhi.Y && blo.Y <= ahi.Y && alo.Z <= bhi.Z && blo.Z <= ahi.Z
 }
 
 // pad returns the distance within which a primitive pair counts: h for

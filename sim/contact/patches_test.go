@@ -361,3 +361,68 @@ func TestRecertify(t *testing.T) {
 		t.Error("the patch is still certified")
 	}
 }
+
+// TestOwnership checks that every vertex and every edge of the cloth is
+// owned by exactly one of its faces, the lowest slot that holds it (§6:
+// each primitive pair tested once), against a brute-force count over the
+// faces, on a sheet with free slots, faces flipped against their
+// neighbours and an edge shared by three faces, before and after the
+// faces change.
+func TestOwnership(t *testing.T) {
+	c := sheet(t, 1, 6, 0, 0, 0, geom.Vec3{})
+	// Free slots, a fin on the edge of face 10 (three faces on it), a
+	// flipped face.
+	c.Tris[3] = [3]int32{-1, -1, -1}
+	c.Tris[20] = [3]int32{-1, -1, -1}
+	t10 := c.Tris[10]
+	c.X = append(c.X, geom.Vec3{Z: 0.1})
+	c.V = append(c.V, geom.Vec3{})
+	c.InvMass = append(c.InvMass, 1)
+	c.Tris = append(c.Tris, [3]int32{t10[0], t10[1], int32(len(c.X) - 1)})
+	c.Tris[30] = [3]int32{c.Tris[30][0], c.Tris[30][2], c.Tris[30][1]}
+	check := func(s *Solver) {
+		t.Helper()
+		lowest := map[[2]int32]int32{}
+		for f, tri := range c.Tris {
+			if tri[0] < 0 {
+				continue
+			}
+			for k := 0; k < 3; k++ {
+				e := [2]int32{min(tri[k], tri[(k+1)%3]), max(tri[k], tri[(k+1)%3])}
+				if g, ok := lowest[e]; !ok || int32(f) < g {
+					lowest[e] = int32(f)
+				}
+				v := [2]int32{tri[k], -1}
+				if g, ok := lowest[v]; !ok || int32(f) < g {
+					lowest[v] = int32(f)
+				}
+			}
+		}
+		for f, tri := range c.Tris {
+			if tri[0] < 0 {
+				if s.owner[f] != 0 {
+					t.Errorf("free slot %d owns %06b", f, s.owner[f])
+				}
+				continue
+			}
+			for k := 0; k < 3; k++ {
+				e := [2]int32{min(tri[k], tri[(k+1)%3]), max(tri[k], tri[(k+1)%3])}
+				if got, want := s.owner[f]&(1<<(3+k)) != 0, lowest[e] == int32(f); got != want {
+					t.Errorf("face %d edge %v: owned %v, want %v", f, e, got, want)
+				}
+				if got, want := s.owner[f]&(1<<k) != 0, lowest[[2]int32{tri[k], -1}] == int32(f); got != want {
+					t.Errorf("face %d vertex %d: owned %v, want %v", f, tri[k], got, want)
+				}
+			}
+		}
+	}
+	s := certifiedPatches(c, 0.005)
+	check(s)
+	// The faces change (as when the mesh adapts): the fin goes, a slot
+	// comes back, another is freed.
+	c.Tris = c.Tris[:len(c.Tris)-1]
+	c.Tris[3] = [3]int32{c.Tris[2][0], c.Tris[2][2], c.Tris[2][1]}
+	c.Tris[40] = [3]int32{-1, -1, -1}
+	s.clothTopology()
+	check(s)
+}

@@ -204,7 +204,7 @@ func (s *Solver) detectRoundFaceChunk(k, lo, hi int) {
 	out := &s.chunk[k]
 	for f := lo; f < hi; f++ {
 		t := c.Tris[f]
-		if t[0] < 0 || !s.fdirty[f] || boxGap(s.self.lo[f], s.self.hi[f], blo, bhi) > 0 {
+		if t[0] < 0 || !s.fdirty[f] || !boxesMeet(s.self.lo[f], s.self.hi[f], blo, bhi) {
 			continue
 		}
 		if ccd && s.heldBy(t[0]) == int32(b) && s.heldBy(t[1]) == int32(b) && s.heldBy(t[2]) == int32(b) {

@@ -590,6 +590,7 @@ func (s *Solver) clothTopology() {
 		s.vfStart[i] = s.vfStart[i-1]
 	}
 	s.vfStart[0] = 0
+	s.faceAdjacency()
 	s.owner = grow(s.owner, nf)
 	for f, t := range c.Tris {
 		s.owner[f] = 0
@@ -601,17 +602,24 @@ func (s *Solver) clothTopology() {
 			if s.vfList[s.vfStart[t[k]]] == int32(f) {
 				o |= 1 << k
 			}
-			a, b := t[k], t[(k+1)%3]
-			// Edge (a, b) belongs to the lowest face holding both.
+			// Edge (a, b) belongs to the lowest face holding both: read
+			// off the adjacency where it names the one other face (or
+			// none), searched for where the edge is non-manifold.
 			own := true
-			for _, g := range s.vfList[s.vfStart[a]:s.vfStart[a+1]] {
-				if g >= int32(f) {
-					break
-				}
-				u := c.Tris[g]
-				if u[0] == b || u[1] == b || u[2] == b {
-					own = false
-					break
+			switch g := s.adj[f][k]; {
+			case g >= 0:
+				own = g > int32(f)
+			case g == -2:
+				a, b := t[k], t[(k+1)%3]
+				for _, g := range s.vfList[s.vfStart[a]:s.vfStart[a+1]] {
+					if g >= int32(f) {
+						break
+					}
+					u := c.Tris[g]
+					if u[0] == b || u[1] == b || u[2] == b {
+						own = false
+						break
+					}
 				}
 			}
 			if own {
@@ -620,7 +628,6 @@ func (s *Solver) clothTopology() {
 		}
 		s.owner[f] = o
 	}
-	s.faceAdjacency()
 	s.buildPatches()
 	s.cellLen = s.meanEdge()
 }
