@@ -318,7 +318,7 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 			alo, ahi := s.self.lo[cd.f], s.self.hi[cd.f]
 			var blo, bhi geom.Vec3
 			if cd.body < 0 {
-				if !fdirty[cd.f] && !fdirty[cd.t] || s.culledPair(cd.f, cd.t) {
+				if !fdirty[cd.f] && !fdirty[cd.t] {
 					continue
 				}
 				blo, bhi = s.self.lo[cd.t], s.self.hi[cd.t]
@@ -329,11 +329,11 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 				g := &s.bodies[cd.body].g
 				blo, bhi = g.lo[cd.t], g.hi[cd.t]
 			}
-			if alo.X > bhi.X || alo.Y > bhi.Y || alo.Z > bhi.Z || blo.X > ahi.X || blo.Y > ahi.Y || blo.Z > ahi.Z {
+			if !boxesMeet(alo, ahi, blo, bhi) {
 				continue
 			}
 			if cd.body < 0 {
-				if !s.farOverStep(cd.d, s.selfPairLip(cd.f, cd.t)) {
+				if !s.culledPair(cd.f, cd.t) && !s.farOverStep(cd.d, s.selfPairLip(cd.f, cd.t)) {
 					s.narrowSelf(out, cd.f, cd.t)
 				}
 			} else if !s.farOverStep(cd.d, s.bodyPairLip(int(cd.body), cd.f, cd.t)) {
