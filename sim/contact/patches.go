@@ -65,11 +65,12 @@ import (
 // Unions of two adjacent patches, tried again (2026-11-26) with slack
 // certificates and the union's loop joined from the two patches' loops in
 // O(b), certified where no cluster of the hierarchy holds both: in the
-// proximity pass they also cull the pairs of in-plane neighbours across
-// the hierarchy's borders (at the adaptive meshes' finest level an edge,
-// 4.5 mm, is not much longer than h), and with them the repulsion springs
-// those pairs become, which changed the dynamics and cost more than they
-// saved: on `drape bench` the full-resolution gathering curtain took 89.6
+// proximity pass they also cull the pairs within h across the
+// hierarchy's borders (near neighbours: inside a certified cluster every
+// such pair found on the benches' scenes joins primitives one ring apart),
+// and with them the repulsion springs those pairs become, which changed
+// the dynamics and cost more than they saved: on `drape bench` the
+// full-resolution gathering curtain took 89.6
 // PCG iterations per step instead of 70.8 (45.1 against 38.8 ms per step,
 // though collisions fell from 22.5 % to 18.6 % of it), and the adaptive
 // sphere refined 5 % more triangles (8.0 against 6.9 ms per step). Used
