@@ -172,7 +172,7 @@ func TestForceEstimateSolves(t *testing.T) {
 	before := append([]geom.Vec3(nil), l.x...)
 	c0 := cNorm()
 	l.evaluate() // the faces' ratios, from which the force estimate picks its edges
-	l.mstamp++
+	l.moved.next()
 	na, it := l.forceEstimate(200)
 	c1 := cNorm()
 	var p geom.Vec3

@@ -138,18 +138,14 @@ type Limiter struct {
 	fr   []float64      // per face slot: limit ratio at l.x when last evaluated
 	fs   []float64      // per face slot: largest principal strain at l.x when last evaluated
 
-	mark    []uint32 // per vertex: stamp of the last activeSet that reached it
-	stamp   uint32
+	reach   marks   // per vertex: reached by the last activeSet
 	front   []int32 // activeSet's rings
 	next    []int32
-	active  []int32  // vertices the stitching works on, increasing
-	fmark   []uint32 // per face slot: stamp of the last candidates that reached it
-	fstamp  uint32
-	cand    []int32  // faces the next element pass works on
-	moved   []uint32 // per vertex: mstamp when this call has moved it
-	mstamp  uint32
-	emark   []uint32 // per edge: estamp when the force estimate took it
-	estamp  uint32
+	active  []int32 // vertices the stitching works on, increasing
+	freach  marks   // per face slot: reached by the last candidates
+	cand    []int32 // faces the next element pass works on
+	moved   marks   // per vertex: moved by this call
+	taken   marks   // per edge: taken by the force estimate
 	aedges  []int32 // the force estimate's edges over their limit, increasing
 	avert   []int32 // their ends
 	act     []bool  // per edge: in aedges
@@ -166,7 +162,7 @@ type Limiter struct {
 	// k ∈ [rowOff[i], rowOff[i+1]), one entry per edge at the vertex in
 	// adjacency order; an edge to a vertex outside the set or pinned
 	// points at slot len(l.active), where sp is always zero.
-	loc    []int32     // per vertex: index in l.active (valid where mark is the current stamp)
+	loc    []int32     // per vertex: index in l.active (valid where l.reach marks it)
 	rowOff []int32     // per active vertex + 1
 	rowCol []int32     // per row entry
 	rowW   []float64   // per row entry: Σ_{f∋e} w_f
@@ -210,14 +206,40 @@ func NewLimiter() *Limiter {
 	return l
 }
 
-// nextStamp advances a marking stamp; when it wraps to 0 it clears the
-// marks, so that no old mark equals a new stamp.
-func nextStamp(stamp *uint32, marks []uint32) {
-	*stamp++
-	if *stamp == 0 {
-		clear(marks)
-		*stamp = 1
+// marks flags items by stamp: item i is marked while at[i] equals the
+// stamp, so that next unmarks them all at once.
+type marks struct {
+	at    []uint32
+	stamp uint32
+}
+
+// reset sizes the marks for n items, none marked.
+func (m *marks) reset(n int) {
+	m.at = grow(m.at, n)
+	clear(m.at)
+	m.stamp = 0
+}
+
+// next unmarks every item: a new stamp, and when it wraps to 0 the marks
+// are cleared, so that no old mark equals a new stamp.
+func (m *marks) next() {
+	m.stamp++
+	if m.stamp == 0 {
+		clear(m.at)
+		m.stamp = 1
 	}
+}
+
+// has reports whether item i is marked.
+func (m *marks) has(i int32) bool { return m.at[i] == m.stamp }
+
+// mark marks item i and reports whether it was unmarked.
+func (m *marks) mark(i int32) bool {
+	if m.at[i] == m.stamp {
+		return false
+	}
+	m.at[i] = m.stamp
+	return true
 }
 
 func grow[T any](s []T, n int) []T {
@@ -271,7 +293,7 @@ func (l *Limiter) Apply(in *Input, dt float64, p Params) (Stats, error) {
 		return st, nil
 	}
 
-	nextStamp(&l.mstamp, l.moved)
+	l.moved.next()
 	st.Constrained, st.ForceIterations = l.forceEstimate(p.Iterations)
 	l.firstCandidates()
 	clear(l.resp)
@@ -470,19 +492,11 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	l.resp = grow(l.resp, nf)
 	l.fr = grow(l.fr, nf)
 	l.fs = grow(l.fs, nf)
-	l.moved = grow(l.moved, n)
-	clear(l.moved)
-	l.mstamp = 0
-	l.emark = grow(l.emark, ne)
-	clear(l.emark)
-	l.estamp = 0
+	l.moved.reset(n)
+	l.taken.reset(ne)
 	l.aedges = l.aedges[:0]
-	l.mark = grow(l.mark, n)
-	clear(l.mark)
-	l.stamp = 0
-	l.fmark = grow(l.fmark, nf)
-	clear(l.fmark)
-	l.fstamp = 0
+	l.reach.reset(n)
+	l.freach.reset(nf)
 	for _, s := range []*[]geom.Vec3{&l.xs, &l.x, &l.y} {
 		*s = grow(*s, n)
 	}
@@ -515,11 +529,10 @@ func (l *Limiter) evaluate() (ratio, strain float64) {
 
 func (l *Limiter) evalFacesChunk(k, lo, hi int) {
 	var ratio, strain float64
-	ms := l.mstamp
 	for _, f := range l.faces[lo:hi] {
 		t := l.tris[f]
 		r, s := l.fr[f], l.fs[f]
-		if !l.partial || l.moved[t[0]] == ms || l.moved[t[1]] == ms || l.moved[t[2]] == ms {
+		if !l.partial || l.moved.has(t[0]) || l.moved.has(t[1]) || l.moved.has(t[2]) {
 			xs := [3]geom.Vec3{l.x[t[0]], l.x[t[1]], l.x[t[2]]}
 			r, s = faceRatio(&xs, &l.grad[f], l.lim)
 			l.fr[f], l.fs[f] = r, s
@@ -593,8 +606,7 @@ func (l *Limiter) respondFacesChunk(k, lo, hi int) {
 // the list add the same nonzero terms in the same order as sums over all
 // edges would.
 func (l *Limiter) forceEstimate(maxIter int) (int, int) {
-	nextStamp(&l.estamp, l.emark)
-	es := l.estamp
+	l.taken.next()
 	for _, e := range l.aedges { // the last call's
 		l.act[e] = false
 	}
@@ -602,8 +614,7 @@ func (l *Limiter) forceEstimate(maxIter int) (int, int) {
 	for _, f := range l.faces {
 		if !(l.fr[f] <= 1-overMargin) || everyFace {
 			for _, e := range l.fe[f] {
-				if l.emark[e] != es {
-					l.emark[e] = es
+				if l.taken.mark(e) {
 					l.aedges = append(l.aedges, e)
 				}
 			}
@@ -625,8 +636,7 @@ func (l *Limiter) forceEstimate(maxIter int) (int, int) {
 	for _, e := range l.aedges {
 		l.act[e] = true
 		for _, v := range [2]int32{l.edges[e].a, l.edges[e].b} {
-			if l.moved[v] != l.mstamp {
-				l.moved[v] = l.mstamp
+			if l.moved.mark(v) {
 				l.avert = append(l.avert, v)
 			}
 		}
@@ -778,7 +788,7 @@ func (l *Limiter) stitch(maxIter int) int {
 	for i, v := range l.active {
 		if l.sd[i] != 0 {
 			l.x[v] = l.x[v].Add(l.sx[i])
-			l.moved[v] = l.mstamp
+			l.moved.mark(v)
 		}
 	}
 	return it
@@ -834,16 +844,15 @@ func (l *Limiter) firstCandidates() {
 		l.cand = append(l.cand[:0], l.faces...)
 		return
 	}
-	nextStamp(&l.fstamp, l.fmark)
-	st := l.fstamp
+	l.freach.next()
 	l.cand = l.cand[:0]
 	for _, f := range l.faces {
 		if !(l.fr[f] <= 1-overMargin) {
-			l.fmark[f] = st
+			l.freach.mark(f)
 			l.cand = append(l.cand, f)
 		}
 	}
-	l.facesAround(l.avert, st)
+	l.facesAround(l.avert)
 }
 
 // everyFace makes Apply examine every face in the force estimate and the
@@ -860,20 +869,19 @@ var everyFace = false
 // (Sorting them took a tenth of the limiter's time on the gathering
 // adaptive curtain.)
 func (l *Limiter) candidates() {
-	nextStamp(&l.fstamp, l.fmark)
+	l.freach.next()
 	l.cand = l.cand[:0]
-	l.facesAround(l.active, l.fstamp)
+	l.facesAround(l.active)
 }
 
 // facesAround appends to l.cand the faces at the vertices vs not marked
-// with stamp st, and marks them.
-func (l *Limiter) facesAround(vs []int32, st uint32) {
+// in l.freach, and marks them.
+func (l *Limiter) facesAround(vs []int32) {
 	for _, v := range vs {
 		for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
 			ed := &l.edges[a.e]
 			for i := int32(0); i < ed.nf; i++ {
-				if f := ed.ef[i].f; l.fmark[f] != st {
-					l.fmark[f] = st
+				if f := ed.ef[i].f; l.freach.mark(f) {
 					l.cand = append(l.cand, f)
 				}
 			}
@@ -916,18 +924,16 @@ var stitchRings = 6
 // a cost proportional to the set instead of the mesh.
 func (l *Limiter) activeSet(rings int) {
 	if stitchEverywhere {
-		rings = len(l.mark)
+		rings = len(l.reach.at)
 	}
-	nextStamp(&l.stamp, l.mark)
-	st := l.stamp
+	l.reach.next()
 	l.front = l.front[:0]
 	for _, f := range l.cand { // the faces that responded are among them
 		if !l.resp[f] {
 			continue
 		}
 		for _, v := range l.tris[f] {
-			if l.mark[v] != st {
-				l.mark[v] = st
+			if l.reach.mark(v) {
 				l.front = append(l.front, v)
 			}
 		}
@@ -937,8 +943,7 @@ func (l *Limiter) activeSet(rings int) {
 		l.next = l.next[:0]
 		for _, v := range l.front {
 			for _, a := range l.vAdj[l.vOff[v]:l.vOff[v+1]] {
-				if l.mark[a.o] != st {
-					l.mark[a.o] = st
+				if l.reach.mark(a.o) {
 					l.next = append(l.next, a.o)
 					l.active = append(l.active, a.o)
 				}
@@ -949,10 +954,10 @@ func (l *Limiter) activeSet(rings int) {
 	// In increasing order: by a scan of the marks where that is cheaper
 	// than sorting (about a nanosecond per vertex of the mesh against
 	// tens per vertex of the set).
-	if 32*len(l.active) > len(l.mark) {
+	if 32*len(l.active) > len(l.reach.at) {
 		l.active = l.active[:0]
-		for v, m := range l.mark {
-			if m == st {
+		for v, m := range l.reach.at {
+			if m == l.reach.stamp {
 				l.active = append(l.active, int32(v))
 			}
 		}
@@ -967,7 +972,6 @@ func (l *Limiter) activeSet(rings int) {
 // direction.
 func (l *Limiter) edgeGapChunk(_, lo, hi int) {
 	na := int32(len(l.active))
-	st := l.stamp
 	for i := lo; i < hi; i++ {
 		v := l.active[i]
 		l.sx[i], l.sr[i], l.sd[i], l.sz[i], l.sp[i] = geom.Vec3{}, geom.Vec3{}, 0, geom.Vec3{}, geom.Vec3{}
@@ -995,7 +999,7 @@ func (l *Limiter) edgeGapChunk(_, lo, hi int) {
 			g = g.Add(t.Scale(a.s))
 			d += we
 			col := na
-			if o := a.o; l.mark[o] == st && l.used[o] && l.in.InvMass[o] != 0 {
+			if o := a.o; l.reach.has(o) && l.used[o] && l.in.InvMass[o] != 0 {
 				col = l.loc[o]
 			}
 			l.rowCol[k], l.rowW[k] = col, we
