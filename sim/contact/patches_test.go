@@ -1,6 +1,7 @@
 package contact
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -425,4 +426,142 @@ func TestOwnership(t *testing.T) {
 	c.Tris[40] = [3]int32{-1, -1, -1}
 	s.clothTopology()
 	check(s)
+}
+
+// TestOneLayerCulling: with the near-neighbour rule (oneLayer), which
+// pairs the proximity pass answers does not depend on the certified
+// clusters: on sheets compressed until neighbours in the plane lie within
+// h, folded onto themselves (a crease and two layers) and deformed by
+// random smooth fields, the pass with the clusters' culling finds the same
+// pairs as the pass that tests every patch pair. The sheets are chosen so
+// that certified clusters hold face pairs within h (counted with the
+// test's own distance, geom.PointTriangleDistance), which the border
+// pairs of the same kind would otherwise have been repelled across.
+func TestOneLayerCulling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	type config struct {
+		name string
+		c    *Cloth
+	}
+	var configs []config
+	// Compressed along x to 2 mm between neighbours, a gentle wave over it.
+	c := sheet(t, 0.3, 30, 0, 0, 0, geom.Vec3{})
+	for i, x := range c.X {
+		c.X[i] = geom.Vec3{X: 0.2 * x.X, Y: x.Y, Z: 0.004 * math.Sin(20*x.Y)}
+	}
+	configs = append(configs, config{"compressed", c})
+	// The right half folded over the left, 2 mm above it.
+	c = sheet(t, 0.4, 24, 0, 0, 0, geom.Vec3{})
+	for i, x := range c.X {
+		if x.X > 0 {
+			c.X[i] = geom.Vec3{X: -x.X, Y: x.Y, Z: 0.002}
+		}
+	}
+	configs = append(configs, config{"folded", c})
+	// Two sheets lying on each other 2 mm apart, normals alike: layers.
+	configs = append(configs, config{"stacked", join(sheet(t, 0.2, 12, 0, 0, 0, geom.Vec3{}), sheet(t, 0.2, 12, 0.003, 0.002, 0.002, geom.Vec3{}))})
+	// Random smooth fields, compressed to a third along a random direction.
+	for k := 0; k < 6; k++ {
+		c = sheet(t, 0.3, 36, 0, 0, 0, geom.Vec3{})
+		a := rng.Float64() * math.Pi
+		u := geom.Vec3{X: math.Cos(a), Y: math.Sin(a)}
+		w := [4]float64{rng.NormFloat64() * 20, rng.NormFloat64() * 20, rng.Float64() * 7, 0.02 * rng.Float64()}
+		for i, x := range c.X {
+			along := x.Dot(u)
+			y := x.Sub(u.Scale(along * 2 / 3))
+			y.Z += w[3] * math.Sin(w[0]*x.X+w[1]*x.Y+w[2])
+			c.X[i] = y
+		}
+		configs = append(configs, config{fmt.Sprintf("random %d", k), c})
+	}
+	h := DefaultParams().Thickness
+	heldWithinH := 0
+	for _, cf := range configs {
+		p := DefaultParams()
+		p.SelfCollision = true
+		pairsOf := func(cullNone bool) (map[[5]int32]int, *Solver) {
+			s := kernelSolver(cf.c, nil, p)
+			s.cullNone = cullNone
+			s.mode = modeProximity
+			s.detect()
+			got := map[[5]int32]int{}
+			for _, ch := range s.chunk {
+				for _, pr := range ch {
+					got[[5]int32{int32(pr.kind), pr.ids[0], pr.ids[1], pr.ids[2], pr.ids[3]}]++
+				}
+			}
+			return got, s
+		}
+		culled, s := pairsOf(false)
+		all, _ := pairsOf(true)
+		if len(culled) != len(all) {
+			t.Errorf("%s: %d pairs with the clusters' culling, %d testing every patch pair", cf.name, len(culled), len(all))
+		}
+		for k, n := range all {
+			if culled[k] != n {
+				t.Errorf("%s: pair %v found %d times testing every patch pair, %d times with culling", cf.name, k, n, culled[k])
+				break
+			}
+		}
+		// Face pairs inside certified clusters with a vertex within h of
+		// the other face: what the clusters cull and the rule must drop.
+		held := 0
+		for f, tf := range cf.c.Tris {
+			for g := f + 1; g < len(cf.c.Tris); g++ {
+				tg := cf.c.Tris[g]
+				if !s.culledPair(int32(f), int32(g)) {
+					continue
+				}
+				for _, v := range tf {
+					if !has(tg, v) && geom.PointTriangleDistance(cf.c.X[v], cf.c.X[tg[0]], cf.c.X[tg[1]], cf.c.X[tg[2]]) < h {
+						held++
+						break
+					}
+				}
+			}
+		}
+		// Pairs of primitives an edge apart: the crease's two sides.
+		adjacent := map[[2]int32]bool{}
+		for _, tr := range cf.c.Tris {
+			for k := 0; k < 3; k++ {
+				a, b := tr[k], tr[(k+1)%3]
+				adjacent[[2]int32{a, b}], adjacent[[2]int32{b, a}] = true, true
+			}
+		}
+		near := 0
+		for k := range all {
+			as, bs := k[1:3], k[3:5] // edge–edge
+			if uint8(k[0]) == pairVF {
+				as, bs = k[1:2], k[2:5]
+			}
+			found := false
+			for _, a := range as {
+				for _, b := range bs {
+					found = found || adjacent[[2]int32{a, b}]
+				}
+			}
+			if found {
+				near++
+			}
+		}
+		t.Logf("%s: %d pairs within h (%d with primitives an edge apart); %d face pairs within h inside certified clusters", cf.name, len(all), near, held)
+		heldWithinH += held
+		switch cf.name {
+		case "compressed":
+			if len(all) != 0 {
+				t.Errorf("compressed: %d pairs within h; every one is a neighbour in the plane, none a contact", len(all))
+			}
+		case "stacked":
+			if len(all) == 0 {
+				t.Error("stacked: no pair within h between two layers lying 2 mm apart")
+			}
+		case "folded":
+			if near == 0 {
+				t.Error("folded: no pair across the crease (primitives an edge apart) within h: a crease lost its repulsion")
+			}
+		}
+	}
+	if heldWithinH == 0 {
+		t.Error("no certified cluster holds a pair within h: the comparison checks nothing")
+	}
 }
