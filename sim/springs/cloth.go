@@ -96,6 +96,7 @@ type Cloth struct {
 	typ            []uint8
 	layer          []uint8
 	sched          []uint8    // integration layer: 2^sched substeps per step (see rebuild)
+	viewL          []uint8    // layer of the particle's springs: its layer, or finer where the finer grid surrounds it (viewLayers)
 	gi, gj         []int32    // slot in the dense grid
 	par            [][2]int32 // parents of an interpolated particle, else {-1,-1}
 	target         []geom.Vec3

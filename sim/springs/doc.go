@@ -7,7 +7,8 @@
 // fixed, interpolated; an empty slot is "none") with a subdivision layer
 // each; the dense grid doubles its resolution when a subdivision needs a
 // deeper layer (§4.1). Structural, shear and bend springs (§3.2) connect
-// each particle to its neighbours at its own spacing 2^(m−l), with rest
+// each particle to its neighbours at its own spacing 2^(m−l) (or at the
+// finer spacing of a complete grid around it: viewLayers), with rest
 // lengths from the original positions and stiffness ×2^l at layer l.
 // Step integrates by explicit (symplectic) Euler with 2^l substeps per
 // animation step for layer-l particles (fig. 2), keeps interpolated
@@ -27,7 +28,8 @@
 // multirate schedule that conserves momentum, with a particle at a
 // T-junction taking the substep of its finest spring (rebuild, Step), the
 // masses of new particles and a 2:1-balanced refinement that keeps them
-// positive (subdivide, divide), the turning angle (TurningAngle), the
+// positive (subdivide, divide), the springs of a particle the finer grid
+// surrounds (viewLayers), the turning angle (TurningAngle), the
 // vertical plane of the hanging parabola and vertical pairs
 // (HangingMidpoint), the frictionless obstacles (project), and
 // coarsening's structure, conservation and hysteresis (coarsen,

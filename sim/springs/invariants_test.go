@@ -288,7 +288,8 @@ func TestUniformMatchesNative(t *testing.T) {
 }
 
 // checkSprings verifies that c's springs are one per pair of live particles
-// one of which sees the other at its own spacing (springOffsets), that no
+// one of which sees the other at its own spacing (springOffsets; the
+// finer spacing of the grid around it where that grid is complete), that no
 // spring joins other pairs or repeats, that only pairs where no end moves
 // lack one, and that rest lengths are those of the rest positions.
 func checkSprings(t *testing.T, c *Cloth) {
@@ -301,6 +302,21 @@ func checkSprings(t *testing.T, c *Cloth) {
 			continue
 		}
 		s := c.spacing(c.layer[p])
+		// A particle that the finer grid surrounds sees at its spacing
+		// (viewLayers).
+		for c.massive(p) && s > 1 {
+			d, full := s/2, true
+			for _, o := range around {
+				i, j := c.gi[p]+o[0]*d, c.gj[p]+o[1]*d
+				if q := c.at(i, j); c.inGrid(i, j) && (q < 0 || !c.massive(q)) {
+					full = false
+				}
+			}
+			if !full {
+				break
+			}
+			s = d
+		}
 		for _, o := range springOffsets {
 			if q := c.at(c.gi[p]+o[0]*s, c.gj[p]+o[1]*s); q >= 0 {
 				want = append(want, pair(p, q))
@@ -348,4 +364,92 @@ func checkSprings(t *testing.T, c *Cloth) {
 			t.Fatalf("pair %d–%d has no spring", a, b)
 		}
 	}
+}
+
+// TestSpringsIndependentOfOrder: a sheet subdivided particle by particle in
+// random orders until every particle reaches the deepest layer has the
+// springs of the uniformly subdivided sheet — the same pairs of grid slots,
+// kinds, stiffnesses and rest lengths — however the subdivisions went
+// (viewLayers: a particle surrounded by the finer grid that its neighbours
+// made has the finer springs, not those of its own coarser spacing).
+func TestSpringsIndependentOfOrder(t *testing.T) {
+	p := DefaultParams()
+	p.MaxLayer = 2
+	type spring struct {
+		ai, aj, bi, bj int32
+		kind           uint8
+		k, rest        float64
+	}
+	springsOf := func(c *Cloth) []spring {
+		var out []spring
+		for _, set := range c.spr {
+			for n, a := range set.a {
+				b := set.b[n]
+				ai, aj, bi, bj := c.gi[a], c.gj[a], c.gi[b], c.gj[b]
+				if bi < ai || bi == ai && bj < aj {
+					ai, aj, bi, bj = bi, bj, ai, aj
+				}
+				out = append(out, spring{ai, aj, bi, bj, set.kind[n], set.k[n], set.rest[n]})
+			}
+		}
+		slices.SortFunc(out, func(x, y spring) int {
+			for _, d := range [4]int32{x.ai - y.ai, x.aj - y.aj, x.bi - y.bi, x.bj - y.bj} {
+				if d != 0 {
+					return int(d)
+				}
+			}
+			return int(x.kind) - int(y.kind)
+		})
+		return out
+	}
+	s := flatSheet(3, 1)
+	s.Fixed = [][2]int{{0, 0}, {2, 0}}
+	uni, err := New(s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uni.SubdivideUniform(p.MaxLayer)
+	want := springsOf(uni)
+	rng := rand.New(rand.NewSource(9))
+	belowAll := 0
+	for trial := 0; trial < 20; trial++ {
+		c, err := New(s, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := uni.Counts()
+		below := 0 // particles left below the deepest layer when the grid is complete
+		for k := 0; k < 5000; k++ {
+			if n := c.Counts(); n.Active+n.Fixed == full.Active+full.Fixed && n.Interpolated == 0 {
+				break
+			}
+			c.Subdivide(rng.Intn(len(c.pos)))
+		}
+		if n := c.Counts(); n.Active+n.Fixed != full.Active+full.Fixed || n.Interpolated != 0 {
+			t.Fatalf("trial %d: %+v against uniform's %+v", trial, n, full)
+		}
+		for id := range c.pos {
+			if c.massive(int32(id)) && int(c.layer[id]) < p.MaxLayer {
+				below++
+			}
+		}
+		belowAll += below
+		got := springsOf(c)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d particles below the deepest layer): %d springs against uniform's %d (first difference at %v)", trial, below, len(got), len(want), firstDiff(got, want))
+		}
+	}
+	t.Logf("%d particles left below the deepest layer over the trials, each with the springs of the grid around it", belowAll)
+	if belowAll == 0 {
+		t.Error("every particle was subdivided to the deepest layer: the test checks nothing")
+	}
+}
+
+func firstDiff[T comparable](a, b []T) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

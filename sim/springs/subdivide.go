@@ -227,16 +227,17 @@ func abs32(x int32) int32 {
 }
 
 // eachSpring calls f once for every spring (see rebuild): for each pair that
-// one end sees at its spacing, from the view of the end with the finer layer
-// (the lower ID on a tie), with that view's layer and kind, in a
-// deterministic order (by viewing particle, then offset).
+// one end sees at the spacing of its spring layer (c.viewL, viewLayers),
+// from the view of the end with the finer one (the lower ID on a tie), with
+// that view's layer and kind, in a deterministic order (by viewing
+// particle, then offset). viewLayers must have run.
 func (c *Cloth) eachSpring(f func(a, b int32, l, kind uint8)) {
 	for id := range c.pos {
 		p := int32(id)
 		if c.typ[p] == None {
 			continue
 		}
-		lp := c.layer[p]
+		lp := c.viewL[p]
 		s := c.spacing(lp)
 		for _, o := range springOffsets {
 			di, dj := o[0]*s, o[1]*s
@@ -244,13 +245,54 @@ func (c *Cloth) eachSpring(f func(a, b int32, l, kind uint8)) {
 			if q < 0 {
 				continue
 			}
-			lq := c.layer[q]
+			lq := c.viewL[q]
 			if sees(-di, -dj, c.spacing(lq)) && (lq > lp || lq == lp && q < p) {
 				continue // q's view owns the spring
 			}
 			f(p, q, lp, uint8(o[2]))
 		}
 	}
+}
+
+// viewLayers sets c.viewL, the layer at which each particle sees its
+// spring neighbours (eachSpring): its own layer, raised by one for each
+// finer spacing d at which every one of its eight neighbours inside the
+// grid (±d along an axis and diagonally) is a particle, active or fixed.
+//
+// Decision (the paper gives a particle the springs of its own layer): a
+// particle whose neighbours' subdivisions made the finer grid around it,
+// without being subdivided itself, kept the springs of its coarse spacing,
+// which span particles the finer springs already join, so a refined region
+// was stiffer than the same region refined uniformly and its springs
+// depended on the order of the subdivisions (the small cloth ended with
+// 109 springs against uniform's 102). Seen at the layer of the grid around
+// it, it has the springs a subdivided particle there has, whatever the
+// order (TestSpringsIndependentOfOrder). Its own layer, which subdivision,
+// coarsening, the criteria and the surface use, does not change.
+func (c *Cloth) viewLayers() {
+	c.viewL = append(c.viewL[:0], c.layer...)
+	for id := range c.pos {
+		p := int32(id)
+		if !c.massive(p) {
+			continue
+		}
+		for int(c.viewL[p]) < c.m && c.surrounded(p, c.spacing(c.viewL[p]+1)) {
+			c.viewL[p]++
+		}
+	}
+}
+
+// surrounded reports whether every slot at offset ±d (along an axis and
+// diagonally) from particle p that lies inside the grid holds an active or
+// fixed particle.
+func (c *Cloth) surrounded(p, d int32) bool {
+	for _, o := range around {
+		i, j := c.gi[p]+o[0]*d, c.gj[p]+o[1]*d
+		if q := c.at(i, j); c.inGrid(i, j) && (q < 0 || !c.massive(q)) {
+			return false
+		}
+	}
+	return true
 }
 
 // promote makes interpolated particle q a particle by subdividing its
@@ -336,7 +378,8 @@ func (c *Cloth) Subdivide(id int) bool {
 // Springs (§3.2): every particle p of layer l (interpolated ones included:
 // they "contribute spring forces to adjacent particles", §3.1) sees the
 // particles at s = 2^(m−l) slots along an axis (structural), diagonally
-// (shear) and 2s along an axis (bend). Decision (the paper gathers forces
+// (shear) and 2s along an axis (bend); l is its spring layer, finer than
+// its own where the finer grid surrounds it (viewLayers). Decision (the paper gathers forces
 // per particle, which is not symmetric when the two ends have different
 // layers and so does not conserve momentum): every pair seen this way gets
 // one spring that acts equally and oppositely on both ends; when its two
@@ -370,6 +413,7 @@ func (c *Cloth) rebuild() {
 		}
 	}
 	// particle schedule: its own layer or the finest view of a spring on it
+	c.viewLayers()
 	c.sched = append(c.sched[:0], c.layer...)
 	c.views = c.views[:0]
 	c.eachSpring(func(a, b int32, l, kind uint8) {
