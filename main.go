@@ -191,6 +191,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&o.Sample, "sample", 0.1, "compare the two surfaces every `S` seconds of simulated time")
 	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `FILE`")
 	fs.StringVar(&o.Plot, "plot", "", "write triangles.png and ms_per_step.png into `DIR`")
+	fs.Int64Var(&o.Perturb, "perturb", 0, "nudge every starting vertex by 0.1 µm, drawn from `SEED` (0: none), to see how far a chaotic run's figures move")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
