@@ -541,69 +541,8 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 // h/2 or δ/2; the triangles' grid boxes s.self carry h/2 or δ): most
 // triangle pairs of a smooth sheet are neighbours whose primitives are far
 // apart, and the positions are loaded only for the pairs that pass. It
-// returns what narrowBody returns. In the proximity pass the pairs of two
-// faces that are one layer (oneLayer) are dropped after the tests.
+// returns what narrowBody returns.
 func (s *Solver) narrowSelf(out *[]pair, f, g int32) float64 {
-	n0 := len(*out)
-	d := s.narrowSelfTests(out, f, g)
-	if len(*out) > n0 && s.mode == modeProximity && s.oneLayer(f, g) {
-		*out = (*out)[:n0]
-	}
-	return d
-}
-
-// oneLayer reports whether cloth faces f and g are neighbours in one layer
-// of the cloth: they share a vertex or an edge joins a vertex of one to a
-// vertex of the other, and they do not face each other (n_f·n_g ≥ −½ at
-// x^n). Their primitive pairs within h are then not a contact but the
-// cloth beside itself: faces compressed to slivers or edges shorter than h
-// put a neighbour within h in the plane of the sheet. The proximity pass
-// makes no repulsion (impulse or spring) of them; continuous collision
-// detection still tests them, so they cannot pass through each other.
-// Faces that face each other are the two sides of a crease folded sharper
-// than the mesh, and keep their repulsion, as do all pairs farther apart.
-//
-// Why. The certified clusters (patches.go) cull every pair inside them,
-// and the pairs within h they hold are such neighbours; before this rule
-// the same pairs across a cluster's border got a repulsion, so the
-// physics depended on where the borders fell. A cluster's normals lie
-// within 84° of its axis, so two of its faces could face each other by
-// this test; over the benches' scenes, every patch pair tested (the
-// adaptive sphere, 600 steps from two perturbed starts; the
-// full-resolution sphere, 500 steps; the adaptive and full-resolution
-// curtains, 2000 steps into the gathering) not one of the 59 000 pairs
-// kept by the rule lay inside a certified cluster, and
-// TestOneLayerCulling checks that, with this rule, the proximity pairs
-// found with the clusters' culling are those found by testing every
-// pair. Dropping the rule's pairs did not change the runs' statistics:
-// the adaptive sphere's mean triangles and PCG iterations over 3 s were
-// 2497 and 79.0 with the repulsion at the borders and 2498 and 77.9
-// without (6 starts each, perturbed by 0.1 µm, whose own spread is 2041–3079
-// triangles); see README, Contact.
-func (s *Solver) oneLayer(f, g int32) bool {
-	ft, gt := s.c.Tris[f], s.c.Tris[g]
-	x := s.c.X
-	nf := x[ft[1]].Sub(x[ft[0]]).Cross(x[ft[2]].Sub(x[ft[0]]))
-	ng := x[gt[1]].Sub(x[gt[0]]).Cross(x[gt[2]].Sub(x[gt[0]]))
-	if nf.Dot(ng) < -0.5*nf.Norm()*ng.Norm() {
-		return false
-	}
-	for _, a := range ft {
-		if has(gt, a) {
-			return true
-		}
-		for _, h := range s.vfList[s.vfStart[a]:s.vfStart[a+1]] {
-			u := s.c.Tris[h]
-			if has(gt, u[0]) || has(gt, u[1]) || has(gt, u[2]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// narrowSelfTests is narrowSelf's primitive tests.
-func (s *Solver) narrowSelfTests(out *[]pair, f, g int32) float64 {
 	dmin := math.Inf(1)
 	h := s.p.Thickness // point and face boxes carry h/2 each in the proximity mode
 	ft, gt := s.c.Tris[f], s.c.Tris[g]

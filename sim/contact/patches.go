@@ -45,9 +45,7 @@ import (
 // patches that lies in one certified cluster at any level contributes no
 // cloth–cloth primitive pair to any stage: no intersection can arise in
 // it over the step, and its proximity pairs within h are in-plane
-// neighbours, not layers (a graph has one layer), which the proximity
-// pass drops wherever they are (oneLayer), so that the culling does not
-// change which pairs are answered (TestOneLayerCulling). What is left are the
+// neighbours, not layers (a graph has one layer). What is left are the
 // pairs of patches whose boxes overlap and share no certified cluster
 // (layers, folds, the neighbours of uncertified clusters), tested triangle
 // by triangle. Every CCD pass checks again the clusters whose vertices'
@@ -951,7 +949,7 @@ func (s *Solver) patchPairsChunk(k, lo, hi int) {
 	g := &ps.g
 	out, cul := ps.pp[k][:0], ps.culled[k][:0]
 	for p := lo; p < hi; p++ {
-		if pr := (patchPair{int32(p), int32(p)}); !s.cullNone && s.culledPatchPair(pr.a, pr.b) {
+		if pr := (patchPair{int32(p), int32(p)}); s.culledPatchPair(pr.a, pr.b) {
 			cul = append(cul, pr)
 		} else {
 			out = append(out, pr)
@@ -960,7 +958,7 @@ func (s *Solver) patchPairsChunk(k, lo, hi int) {
 			if q <= int32(p) {
 				continue
 			}
-			if pr := (patchPair{int32(p), q}); !s.cullNone && s.culledPatchPair(pr.a, pr.b) {
+			if pr := (patchPair{int32(p), q}); s.culledPatchPair(pr.a, pr.b) {
 				cul = append(cul, pr)
 			} else {
 				out = append(out, pr)

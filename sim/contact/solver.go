@@ -130,7 +130,6 @@ type Solver struct {
 	owner    []uint8
 	adj      [][3]int32 // per face: the face across edge k, −1 none, −2 non-manifold (faceAdjacency)
 	ps       patchSet   // patches and their certificates (patches.go)
-	cullNone bool       // tests only: the proximity pass tests every patch pair (TestOneLayerCulling)
 	self     grid       // the cloth's face boxes (lo, hi), read by every stage
 	cellLen  float64    // mean cloth edge length
 	// patch scratch
