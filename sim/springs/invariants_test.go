@@ -367,11 +367,12 @@ func checkSprings(t *testing.T, c *Cloth) {
 }
 
 // TestSpringsIndependentOfOrder: a sheet subdivided particle by particle in
-// random orders until every particle reaches the deepest layer has the
-// springs of the uniformly subdivided sheet — the same pairs of grid slots,
-// kinds, stiffnesses and rest lengths — however the subdivisions went
-// (viewLayers: a particle surrounded by the finer grid that its neighbours
-// made has the finer springs, not those of its own coarser spacing).
+// random orders until its grid is complete at the deepest layer (some
+// particles still below it, surrounded by the particles their neighbours'
+// subdivisions made) has the springs of the uniformly subdivided sheet —
+// the same pairs of grid slots, kinds, stiffnesses and rest lengths —
+// however the subdivisions went (viewLayers: such a particle has the finer
+// springs, not those of its own coarser spacing).
 func TestSpringsIndependentOfOrder(t *testing.T) {
 	p := DefaultParams()
 	p.MaxLayer = 2
