@@ -58,6 +58,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"run", "--scene", syntax}, 1, "line 3, column 3"},
 		{[]string{"bench", "--seconds", "-1"}, 2, "--seconds must be non-negative"},
 		{[]string{"bench", "--sample", "0"}, 2, "--sample must be positive"},
+		{[]string{"bench", "--perturb", "x"}, 2, "perturb"},
 		{[]string{"bench", "--scene", "nosuchscene"}, 1, "unknown scene"},
 		{[]string{"bench", "--scene", "hanging"}, 1, `no "adapt" section`},
 		{[]string{"compare", "--seconds", "-1"}, 2, "--seconds must be non-negative"},
@@ -258,6 +259,9 @@ func TestCLIBench(t *testing.T) {
 	if got["scene"] != "tiny-adaptive" {
 		t.Errorf("scene got=%v, want=tiny-adaptive", got["scene"])
 	}
+	if p, ok := got["perturb"]; ok || strings.Contains(stdout, "perturbed") {
+		t.Errorf("perturb got=%v in the JSON, or a perturbed start in %q, without --perturb", p, stdout)
+	}
 	for _, k := range []string{"speedup", "error_rms_rel", "error_max_rel"} {
 		v, ok := got[k].(float64)
 		if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
@@ -338,5 +342,34 @@ func TestEmbeddedScenes(t *testing.T) {
 		if _, err := scene.LoadScene(assets.Scenes, n); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}
+	}
+}
+
+// TestCLIBenchPerturb: --perturb names its seed in the table's heading and
+// the JSON, so a figure's start is on record with it.
+func TestCLIBenchPerturb(t *testing.T) {
+	dir := t.TempDir()
+	scene := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(scene, []byte(benchScene), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bench.json")
+	code, stdout, stderr := runCLI("bench", "--scene", scene, "--seconds", "0.05", "--sample", "0.05", "--perturb", "5", "--json", out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("got code=%v stderr=%q", code, stderr)
+	}
+	if !strings.Contains(stdout, "start perturbed (--perturb 5)") {
+		t.Errorf("table got=%q, want the seed in its heading", stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("bench JSON: %v\n%s", err, data)
+	}
+	if got["perturb"] != 5.0 {
+		t.Errorf("perturb got=%v, want=5", got["perturb"])
 	}
 }

@@ -68,6 +68,7 @@ type BenchResult struct {
 	Scene     string   `json:"scene"`
 	Seconds   float64  `json:"seconds"` // simulated per run
 	GMax      int      `json:"g_max"`
+	Perturb   int64    `json:"perturb,omitempty"` // --perturb's seed; 0: the scene's own start
 	Full      BenchRun `json:"full"`
 	Adaptive  BenchRun `json:"adaptive"`
 	Speedup   float64  `json:"speedup"`    // full ms/step mean ÷ adaptive ms/step mean
@@ -107,7 +108,7 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 		return BenchResult{}, err
 	}
 	dt := scene.Params.Dt
-	res := BenchResult{Scene: scene.Name, Seconds: float64(steps) * dt, GMax: scene.Adapt.GMax}
+	res := BenchResult{Scene: scene.Name, Seconds: float64(steps) * dt, GMax: scene.Adapt.GMax, Perturb: o.Perturb}
 
 	full, err := scene.Build()
 	if err != nil {
@@ -297,7 +298,11 @@ func WriteBenchTable(w io.Writer, r BenchResult) {
 		writeSpringsBenchTable(w, r)
 		return
 	}
-	fmt.Fprintf(w, "%s, %.3g s simulated per run, g_max = %d\n\n", r.Scene, r.Seconds, r.GMax)
+	fmt.Fprintf(w, "%s, %.3g s simulated per run, g_max = %d", r.Scene, r.Seconds, r.GMax)
+	if r.Perturb != 0 {
+		fmt.Fprintf(w, ", start perturbed (--perturb %d)", r.Perturb)
+	}
+	fmt.Fprint(w, "\n\n")
 	fmt.Fprintln(w, "| run | avg triangles | peak triangles | ms/step mean | ms/step median | adaptation share | collision share | PCG iterations mean | finite |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, x := range []struct {
