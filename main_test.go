@@ -111,14 +111,7 @@ func TestCLIRun(t *testing.T) {
 	if !strings.Contains(stdout, "hanging: 20 steps") || !strings.Contains(stdout, "step 20/20 (100%)") {
 		t.Errorf("stdout got=%q, want progress lines and the summary", stdout)
 	}
-	data, err := os.ReadFile(stats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]any
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatalf("stats are not JSON: %v\n%s", err, data)
-	}
+	got, data := readJSON(t, stats)
 	for _, k := range []string{"steps", "dt", "vertices", "triangles", "ms_per_step_mean", "ms_per_step_median", "pcg_iterations_mean", "total_mass", "max_speed", "finite"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("stats: key %q missing in %s", k, data)
@@ -236,10 +229,7 @@ const benchScene = `{
 
 func TestCLIBench(t *testing.T) {
 	dir := t.TempDir()
-	scene := filepath.Join(dir, "tiny.json")
-	if err := os.WriteFile(scene, []byte(benchScene), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	scene := writeBenchScene(t, dir)
 	out, plots := filepath.Join(dir, "bench.json"), filepath.Join(dir, "plots")
 	code, stdout, stderr := runCLI("bench", "--scene", scene, "--seconds", "0.1", "--sample", "0.05", "--json", out, "--plot", plots)
 	if code != 0 || stderr != "" {
@@ -248,14 +238,7 @@ func TestCLIBench(t *testing.T) {
 	if !strings.Contains(stdout, "| full resolution | ") || !strings.Contains(stdout, "| adaptive | ") || !strings.Contains(stdout, "speedup") {
 		t.Errorf("table got=%q, want rows for both runs and the speedup", stdout)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]any
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatalf("bench JSON: %v\n%s", err, data)
-	}
+	got, data := readJSON(t, out)
 	if got["scene"] != "tiny-adaptive" {
 		t.Errorf("scene got=%v, want=tiny-adaptive", got["scene"])
 	}
@@ -349,10 +332,7 @@ func TestEmbeddedScenes(t *testing.T) {
 // the JSON, so a figure's start is on record with it.
 func TestCLIBenchPerturb(t *testing.T) {
 	dir := t.TempDir()
-	scene := filepath.Join(dir, "tiny.json")
-	if err := os.WriteFile(scene, []byte(benchScene), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	scene := writeBenchScene(t, dir)
 	out := filepath.Join(dir, "bench.json")
 	code, stdout, stderr := runCLI("bench", "--scene", scene, "--seconds", "0.05", "--sample", "0.05", "--perturb", "5", "--json", out)
 	if code != 0 || stderr != "" {
@@ -361,15 +341,33 @@ func TestCLIBenchPerturb(t *testing.T) {
 	if !strings.Contains(stdout, "start perturbed (--perturb 5)") {
 		t.Errorf("table got=%q, want the seed in its heading", stdout)
 	}
-	data, err := os.ReadFile(out)
+	got, _ := readJSON(t, out)
+	if got["perturb"] != 5.0 {
+		t.Errorf("perturb got=%v, want=5", got["perturb"])
+	}
+}
+
+// writeBenchScene writes benchScene into dir and returns its path.
+func writeBenchScene(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "tiny.json")
+	if err := os.WriteFile(path, []byte(benchScene), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readJSON reads the JSON object in path, returning it and the raw bytes
+// (for error messages).
+func readJSON(t *testing.T, path string) (map[string]any, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
 	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatalf("bench JSON: %v\n%s", err, data)
+		t.Fatalf("%s is not JSON: %v\n%s", path, err, data)
 	}
-	if got["perturb"] != 5.0 {
-		t.Errorf("perturb got=%v, want=5", got["perturb"])
-	}
+	return got, data
 }
