@@ -14,7 +14,7 @@ var benchSizes = []struct{ nx, ny int }{{32, 32}, {64, 64}, {123, 90}}
 // benchSheet returns a vertical 2.46 m × 1.8 m sheet with the curtain's
 // material hanging from its top row, after 20 steps so PCG works on a
 // realistic, moving state.
-func benchSheet(b *testing.B, nx, ny int) *Sim {
+func benchSheet(b testing.TB, nx, ny int) *Sim {
 	b.Helper()
 	m, err := geom.RegularGrid(2.46, 1.8, nx, ny)
 	if err != nil {

@@ -60,7 +60,7 @@ type Pin struct {
 // StepStats describes one step.
 type StepStats struct {
 	Iterations int               // PCG iterations
-	Residual   float64           // relative preconditioned residual reached
+	Residual   float64           // relative preconditioned residual reached (with repulsion springs, the larger of the two parts', see pcg.solve)
 	Assemble   time.Duration     // element matrices, forces and the global system
 	Solve      time.Duration     // PCG
 	Other      time.Duration     // pins, integration, checks

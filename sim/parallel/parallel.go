@@ -218,10 +218,14 @@ func takePieces(fn func(k, lo, hi int), n int) {
 type Partials [Chunks][8]float64
 
 // Sum returns the partial sums added in chunk order.
-func (p *Partials) Sum() float64 {
+func (p *Partials) Sum() float64 { return p.SumAt(0) }
+
+// SumAt returns the partial sums of slot j (0 ≤ j < 8) added in chunk
+// order, for loops that reduce more than one sum.
+func (p *Partials) SumAt(j int) float64 {
 	var s float64
 	for k := range p {
-		s += p[k][0]
+		s += p[k][j]
 	}
 	return s
 }
