@@ -8,7 +8,7 @@
 //
 //	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]
 //	drape record --scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]
-//	drape bench [--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]
+//	drape bench [--scene NAME|FILE] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR]
 //	drape compare [--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]
 //	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
@@ -66,7 +66,7 @@ type command struct {
 var commands = []command{
 	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]", "simulate a scene without a window", cmdRun, true},
 	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
-	{"bench", "[--scene NAME|FILE] [--seconds S] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision", cmdBench, true},
+	{"bench", "[--scene NAME|FILE] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision", cmdBench, true},
 	{"compare", "[--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]", "coarse, fine, adaptive refining and coarsening (Mujahid et al. Table 1)", cmdCompare, true},
 	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView, false},
 }
@@ -192,8 +192,15 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `FILE`")
 	fs.StringVar(&o.Plot, "plot", "", "write triangles.png and ms_per_step.png into `DIR`")
 	fs.Int64Var(&o.Perturb, "perturb", 0, "nudge every starting vertex by 0.1 µm, drawn from `SEED` (0: none), to see how far a chaotic run's figures move")
+	fs.IntVar(&o.Starts, "starts", 1, "run `N` starts, --perturb SEED, SEED+1, …, and print each figure's range and median over them")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
+	}
+	if o.Starts < 1 {
+		return fail(stderr, "bench", exitUsage, fmt.Errorf("--starts must be at least 1, got %d", o.Starts))
+	}
+	if o.Starts > 1 && o.Plot != "" {
+		return fail(stderr, "bench", exitUsage, errors.New("--plot draws one run; leave it out with --starts N > 1"))
 	}
 	if !(o.Seconds >= 0) || math.IsInf(o.Seconds, 0) {
 		return fail(stderr, "bench", exitUsage, fmt.Errorf("--seconds must be non-negative and finite, got %v", o.Seconds))
@@ -202,6 +209,19 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "bench", exitUsage, fmt.Errorf("--sample must be positive and finite, got %v", o.Sample))
 	}
 	o.Progress = headless.NewProgress(stdout)
+	if o.Starts > 1 {
+		ser, err := headless.BenchStarts(o, stdout)
+		headless.WriteBenchSpread(stdout, ser)
+		if o.JSON != "" && len(ser.Starts) > 0 {
+			if jerr := headless.WriteJSONFile(o.JSON, ser); jerr != nil {
+				err = errors.Join(err, jerr)
+			}
+		}
+		if err != nil {
+			return fail(stderr, "bench", exitRuntime, err)
+		}
+		return exitOK
+	}
 	res, err := headless.Bench(o, stdout)
 	if res.Scene != "" {
 		headless.WriteBenchTable(stdout, res)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -344,6 +345,69 @@ func TestCLIBenchPerturb(t *testing.T) {
 	got, _ := readJSON(t, out)
 	if got["perturb"] != 5.0 {
 		t.Errorf("perturb got=%v, want=5", got["perturb"])
+	}
+}
+
+// TestCLIBenchStarts: --starts N runs the bench from N seeds in a row and
+// sums each figure up over them; the JSON holds every start (its seed
+// on record) and the spread, whose min, median and max are those of the
+// starts' own figures.
+func TestCLIBenchStarts(t *testing.T) {
+	dir := t.TempDir()
+	scene := writeBenchScene(t, dir)
+	out := filepath.Join(dir, "bench.json")
+	code, stdout, stderr := runCLI("bench", "--scene", scene, "--seconds", "0.05", "--sample", "0.05", "--perturb", "4", "--starts", "3", "--json", out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("got code=%v stderr=%q", code, stderr)
+	}
+	for _, want := range []string{"start perturbed (--perturb 4)", "start perturbed (--perturb 6)", "over 3 starts (--perturb 4 to 6", "| adaptive: avg triangles |", "| speedup |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	got, data := readJSON(t, out)
+	starts, _ := got["starts"].([]any)
+	if len(starts) != 3 {
+		t.Fatalf("starts: got %d, want 3\n%s", len(starts), data)
+	}
+	var speedups []float64
+	for k, st := range starts {
+		m := st.(map[string]any)
+		if m["perturb"] != float64(4+k) {
+			t.Errorf("start %d: perturb got=%v, want=%d", k, m["perturb"], 4+k)
+		}
+		speedups = append(speedups, m["speedup"].(float64))
+	}
+	sort.Float64s(speedups)
+	spread, _ := got["spread"].([]any)
+	found := false
+	for _, f := range spread {
+		m := f.(map[string]any)
+		if m["figure"] != "speedup" {
+			continue
+		}
+		found = true
+		if m["min"] != speedups[0] || m["median"] != speedups[1] || m["max"] != speedups[2] {
+			t.Errorf("speedup spread got=%v, want min, median, max of %v", m, speedups)
+		}
+	}
+	if !found {
+		t.Errorf("no speedup in the spread:\n%s", data)
+	}
+
+	for _, args := range [][]string{
+		{"--starts", "0"},
+		{"--starts", "-2"},
+		{"--starts", "2", "--plot", dir},
+	} {
+		code, _, stderr := runCLI(append([]string{"bench", "--scene", scene}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "--starts") && !strings.Contains(stderr, "--plot") {
+			t.Errorf("%v: got code=%d stderr=%q, want a usage error", args, code, stderr)
+		}
+	}
+	code, _, stderr = runCLI("bench", "--scene", "springs-small", "--seconds", "0.01", "--starts", "2")
+	if code == 0 || !strings.Contains(stderr, "springs scene") {
+		t.Errorf("springs scene with --starts: got code=%d stderr=%q, want an error", code, stderr)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"drape/assets"
@@ -32,7 +33,11 @@ type BenchOptions struct {
 	// Perturb, when not 0, seeds a nudge of every live vertex of both runs'
 	// starting meshes (perturbStart) to sample how far the figures of a
 	// chaotic run move with its start.
-	Perturb  int64
+	Perturb int64
+	// Starts, when above 1, runs the bench that many times (BenchStarts),
+	// from the seeds Perturb, Perturb+1, …, and sums up each figure's
+	// spread over them.
+	Starts   int
 	Progress Progress
 	Now      func() time.Time // clock; nil means time.Now
 }
@@ -101,6 +106,9 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 		return BenchResult{}, err
 	}
 	if scene.IsSprings() {
+		if o.Perturb != 0 || o.Starts > 1 {
+			return BenchResult{}, fmt.Errorf("scene %s: --perturb and --starts nudge a cloth mesh's start; a springs scene has none to nudge", scene.Name)
+		}
 		return benchSprings(o, scene) // springs.go
 	}
 	steps, every, err := adaptiveRuns(scene, o.Seconds, o.Sample, "curtain-adaptive")
@@ -399,4 +407,106 @@ func adaptiveRuns(sc *scene.Scene, seconds, sample float64, hint string) (steps,
 	}
 	dt := sc.Params.Dt
 	return max(1, int(math.Round(seconds/dt))), max(1, int(math.Round(sample/dt))), nil
+}
+
+// BenchSeries is what --json writes with --starts N, N > 1: every start's
+// result and each figure's spread over the starts.
+type BenchSeries struct {
+	Starts []BenchResult  `json:"starts"`
+	Spread []FigureSpread `json:"spread"`
+}
+
+// FigureSpread is one figure's smallest, median and largest value over a
+// series of starts.
+type FigureSpread struct {
+	Figure string  `json:"figure"`
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+}
+
+// spreadFigures are the figures BenchSeries sums up, with how each is
+// read from a result: the ones a chaotic start moves (the full run's
+// triangles are fixed) and the ones the issues set targets on.
+var spreadFigures = []struct {
+	name string
+	of   func(r *BenchResult) float64
+}{
+	{"full: ms/step mean", func(r *BenchResult) float64 { return r.Full.MsPerStepMean }},
+	{"full: collision share", func(r *BenchResult) float64 { return r.Full.CollideShare }},
+	{"full: PCG iterations mean", func(r *BenchResult) float64 { return r.Full.PCGIterations }},
+	{"adaptive: avg triangles", func(r *BenchResult) float64 { return r.Adaptive.AvgTriangles }},
+	{"adaptive: ms/step mean", func(r *BenchResult) float64 { return r.Adaptive.MsPerStepMean }},
+	{"adaptive: adaptation share", func(r *BenchResult) float64 { return r.Adaptive.AdaptShare }},
+	{"adaptive: collision share", func(r *BenchResult) float64 { return r.Adaptive.CollideShare }},
+	{"adaptive: PCG iterations mean", func(r *BenchResult) float64 { return r.Adaptive.PCGIterations }},
+	{"speedup", func(r *BenchResult) float64 { return r.Speedup }},
+	{"work ratio", func(r *BenchResult) float64 { return r.WorkRatio }},
+	{"speedup bound", func(r *BenchResult) float64 { return r.SpeedupBound }},
+	{"accuracy loss RMS", func(r *BenchResult) float64 { return r.ErrorRMSRel }},
+	{"accuracy loss max", func(r *BenchResult) float64 { return r.ErrorMaxRel }},
+}
+
+// BenchStarts implements "drape bench --starts N": Bench from the seeds
+// o.Perturb, o.Perturb+1, …, o.Perturb+N−1 (seed 0 is the scene's own
+// start), one after the other, writing each start's table to stdout as it
+// ends. Self-colliding, folding cloth is chaotic, and one start's figures
+// cannot tell a change that alters the trajectory from the noise of its
+// start (README, Contact); the spread over several can. On an error it
+// returns the starts done so far, and the spread over them.
+func BenchStarts(o BenchOptions, stdout io.Writer) (BenchSeries, error) {
+	var ser BenchSeries
+	n := max(o.Starts, 1)
+	for k := 0; k < n; k++ {
+		ok := o
+		ok.Perturb = o.Perturb + int64(k)
+		res, err := Bench(ok, stdout)
+		if res.Scene != "" {
+			WriteBenchTable(stdout, res)
+			fmt.Fprintln(stdout)
+		}
+		if err != nil {
+			ser.Spread = spreadOf(ser.Starts)
+			return ser, fmt.Errorf("start %d of %d (--perturb %d): %w", k+1, n, ok.Perturb, err)
+		}
+		ser.Starts = append(ser.Starts, res)
+	}
+	ser.Spread = spreadOf(ser.Starts)
+	return ser, nil
+}
+
+// spreadOf sums up every figure of spreadFigures over rs.
+func spreadOf(rs []BenchResult) []FigureSpread {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]FigureSpread, 0, len(spreadFigures))
+	xs := make([]float64, len(rs))
+	for _, f := range spreadFigures {
+		for i := range rs {
+			xs[i] = f.of(&rs[i])
+		}
+		med := medianOf(xs) // sorts xs
+		out = append(out, FigureSpread{Figure: f.name, Min: xs[0], Median: med, Max: xs[len(xs)-1]})
+	}
+	return out
+}
+
+// WriteBenchSpread prints a series' spread as a markdown table (shares in
+// per cent).
+func WriteBenchSpread(w io.Writer, ser BenchSeries) {
+	if len(ser.Starts) == 0 {
+		return
+	}
+	first, last := ser.Starts[0].Perturb, ser.Starts[len(ser.Starts)-1].Perturb
+	fmt.Fprintf(w, "%s over %d starts (--perturb %d to %d; 0 is the scene's own start)\n\n", ser.Starts[0].Scene, len(ser.Starts), first, last)
+	fmt.Fprintln(w, "| figure | min | median | max |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	for _, f := range ser.Spread {
+		scale, unit := 1.0, ""
+		if strings.HasSuffix(f.Figure, "share") {
+			scale, unit = 100, " %"
+		}
+		fmt.Fprintf(w, "| %s | %.4g%s | %.4g%s | %.4g%s |\n", f.Figure, scale*f.Min, unit, scale*f.Median, unit, scale*f.Max, unit)
+	}
 }

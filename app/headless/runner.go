@@ -82,12 +82,21 @@ func (r *recorder) summary() (mean, median, iters float64) {
 		mean += ms[i]
 		iters += float64(r.iters[i])
 	}
-	sort.Float64s(ms)
-	median = ms[n/2]
-	if n%2 == 0 {
-		median = 0.5 * (ms[n/2-1] + ms[n/2])
+	return mean / float64(n), medianOf(ms), iters / float64(n)
+}
+
+// medianOf sorts xs and returns its median (the mean of the middle two
+// for an even count; 0 for none).
+func medianOf(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return 0
 	}
-	return mean / float64(n), median, iters / float64(n)
+	sort.Float64s(xs)
+	if n%2 == 0 {
+		return 0.5 * (xs[n/2-1] + xs[n/2])
+	}
+	return xs[n/2]
 }
 
 // stepper is the part of *cloth.Sim that stepLoop drives.
