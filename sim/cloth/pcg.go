@@ -162,14 +162,18 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			ri := filter(k, nrm[i], b[i].Sub(q[i])) // q = A·dv here
 			r[i] = ri
 			c[i], q[i] = geom.Vec3{}, geom.Vec3{}
-			di := precondition(&s[i], &pinv[i], ri)
-			if k == rowNormal {
-				di = filterS(&s[i], nrm[i], ri, di)
-			}
+			// Each part sums as the single sum did (filterS corrects
+			// the running sum), so without springs every bit is as before.
 			if coupled && a.coupling.hasRow(i) {
-				ds += di
+				ds += precondition(&s[i], &pinv[i], ri)
+				if k == rowNormal {
+					ds = filterS(&s[i], nrm[i], ri, ds)
+				}
 			} else {
-				d += di
+				d += precondition(&s[i], &pinv[i], ri)
+				if k == rowNormal {
+					d = filterS(&s[i], nrm[i], ri, d)
+				}
 			}
 		}
 		p.dot[k][0], p.dot[k][1] = d, ds
@@ -241,14 +245,16 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
 			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
 			si[0], si[1], si[2] = sx, sy, sz
-			di := ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
-			if fx[i] == rowNormal {
-				di = filterS(si, nrm[lo+i], ri, di)
-			}
 			if coupled && a.coupling.hasRow(lo+i) {
-				ds += di
+				ds += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
+				if fx[i] == rowNormal {
+					ds = filterS(si, nrm[lo+i], ri, ds)
+				}
 			} else {
-				d += di
+				d += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
+				if fx[i] == rowNormal {
+					d = filterS(si, nrm[lo+i], ri, d)
+				}
 			}
 		}
 		p.dot[k][0], p.dot[k][1] = d, ds
