@@ -81,15 +81,15 @@ func TestPairCouplingProduct(t *testing.T) {
 // TestPCGPartsToOwnTolerance checks the stopping rule of pcg.solve when
 // repulsion springs are in the system: the rows the springs act on and
 // the other rows each reach the tolerance relative to their own part of
-// δ₀. The springs' forces here (k·(h − g) ≈ 2 N on four vertices of a
-// hanging sheet whose vertices weigh 0.01 N) make nearly all of δ₀, as a
-// few springs did on the gathering curtain (89–96 %); a rule on the whole
-// δ₀ stops when the springs' rows have converged and leaves the rest of
-// the cloth up to √(δ₀/δ₀_rest) times less accurate (this test measured
-// 0.071 against 0.001 for the sheet's rows, after 15 iterations instead
-// of 52, when it stopped on the whole δ₀).
-// The residuals are recomputed here from A·Δv in float64, not taken from
-// the solver's recurrence.
+// δ₀. The springs' forces here (k·(h − g) ≈ 1000 N/m · 9 mm ≈ 9 N on four
+// vertices of a hanging sheet whose vertices weigh about 0.007 N) make
+// nearly all of δ₀, as a few springs did on the gathering curtain
+// (89–96 %); a rule on the whole δ₀ stops when the springs' rows have
+// converged and leaves the rest of the cloth up to √(δ₀/δ₀_rest) times
+// less accurate (this test measured 0.071 against 0.0009 for the sheet's
+// rows, after 15 iterations instead of 52, when it stopped on the whole
+// δ₀). The residuals are recomputed here from A·Δv in float64, not taken
+// from the solver's recurrence.
 func TestPCGPartsToOwnTolerance(t *testing.T) {
 	s := benchSheet(t, 24, 24)
 	cp := contact.DefaultParams()
