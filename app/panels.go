@@ -748,6 +748,9 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 	la := s.Stats.LastAdapt
 	imgui.Textf("last adaptation: %d refined, %d coarsened", la.Refined, la.Coarsened)
 	imgui.Textf("  %.1f ms;  %d triangles", float64(la.Duration)/float64(time.Millisecond), s.Stats.Triangles)
+	if la.Undone > 0 {
+		textDisabled(fmt.Sprintf("  %d undone so far: their faces crossed the cloth", la.Undone))
+	}
 	if t := u.toggles; t.wireframe && t.wireByGen {
 		u.generationKey()
 	} else {

@@ -340,3 +340,28 @@ func (s *Sim) holdContacts() {
 	c.near = c.solver.NearFaces(c.near)
 	s.ad.a.Hold(c.near)
 }
+
+// holdTangles adds to the hold, for the next try of an adaptation that
+// was undone (Sim.Adapt), every face round the vertex slots vs that the
+// mesh had before it (the mesh is that one again): Adapt leaves them, and
+// holdRings more rings, alone. Slots the undone adaptation made are
+// skipped.
+func (s *Sim) holdTangles(vs []int32) {
+	c := &s.ct
+	m := s.Mesh
+	c.near = growTo(c.near, len(m.Tris))
+	if !c.resolved || c.solver == nil {
+		clear(c.near) // holdContacts held nothing
+	}
+	for _, v := range vs {
+		if int(v) >= len(m.VertAlive) || !m.VertAlive[v] {
+			continue
+		}
+		for f, t := range m.Tris {
+			if t[0] >= 0 && (t[0] == v || t[1] == v || t[2] == v) {
+				c.near[f] = true
+			}
+		}
+	}
+	s.ad.a.Hold(c.near)
+}

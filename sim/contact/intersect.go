@@ -13,8 +13,70 @@ import (
 // the step.
 func IntersectingPairs(x []geom.Vec3, tris [][3]int32) int {
 	var g grid
-	g.lo = make([]geom.Vec3, len(tris))
-	g.hi = make([]geom.Vec3, len(tris))
+	if !faceGrid(&g, x, tris) {
+		return 0
+	}
+	n := 0
+	for f, t := range tris {
+		if g.lo[f].X > g.hi[f].X {
+			continue
+		}
+		for o := range g.overlapping(g.lo[f], g.hi[f]) {
+			if o <= int32(f) {
+				continue
+			}
+			if crossing(x, t, tris[o]) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TangleCheck finds the faces of a set that intersect another face of the
+// cloth sharing no vertex with them, by IntersectingPairs' test. It keeps
+// its work arrays from call to call. cloth.Sim.Adapt uses it to check the
+// faces an adaptation made (a flip or a join across a sharp fold can cut
+// through the fold, where no contact hold reaches).
+type TangleCheck struct {
+	g     grid
+	pairs [][2]int32
+}
+
+// Find returns up to limit pairs (f, g) with f in faces and g any live face
+// of the cloth that shares no vertex with f and intersects it; nil when
+// there is none. The result is valid until the next call.
+func (tc *TangleCheck) Find(x []geom.Vec3, tris [][3]int32, faces []int32, limit int) [][2]int32 {
+	tc.pairs = tc.pairs[:0]
+	if len(faces) == 0 || !faceGrid(&tc.g, x, tris) {
+		return nil
+	}
+	g := &tc.g
+	for _, f := range faces {
+		if int(f) >= len(tris) || g.lo[f].X > g.hi[f].X {
+			continue
+		}
+		for o := range g.overlapping(g.lo[f], g.hi[f]) {
+			if o != f && crossing(x, tris[f], tris[o]) {
+				tc.pairs = append(tc.pairs, [2]int32{f, o})
+				if len(tc.pairs) >= limit {
+					return tc.pairs
+				}
+				break
+			}
+		}
+	}
+	if len(tc.pairs) == 0 {
+		return nil
+	}
+	return tc.pairs
+}
+
+// faceGrid fills g with the boxes of the live, finite faces (others get an
+// empty box) and builds it with cells of the mean edge length; it reports
+// whether any face is in it.
+func faceGrid(g *grid, x []geom.Vec3, tris [][3]int32) bool {
+	g.lo, g.hi = grow(g.lo, len(tris)), grow(g.hi, len(tris))
 	sum, cnt := 0.0, 0
 	for f, t := range tris {
 		if t[0] < 0 || int(t[0]) >= len(x) || int(t[1]) >= len(x) || int(t[2]) >= len(x) || t[1] < 0 || t[2] < 0 {
@@ -31,32 +93,22 @@ func IntersectingPairs(x []geom.Vec3, tris [][3]int32) int {
 		cnt += 3
 	}
 	if cnt == 0 {
-		return 0
+		return false
 	}
 	cell := sum / float64(cnt)
 	if cell <= 0 {
 		cell = 1
 	}
 	g.build(cell)
-	n := 0
-	for f, t := range tris {
-		if g.lo[f].X > g.hi[f].X {
-			continue
-		}
-		for o := range g.overlapping(g.lo[f], g.hi[f]) {
-			if o <= int32(f) {
-				continue
-			}
-			u := tris[o]
-			if has(u, t[0]) || has(u, t[1]) || has(u, t[2]) {
-				continue
-			}
-			if trianglesIntersect(x[t[0]], x[t[1]], x[t[2]], x[u[0]], x[u[1]], x[u[2]]) {
-				n++
-			}
-		}
+	return true
+}
+
+// crossing reports whether faces t and u share no vertex and intersect.
+func crossing(x []geom.Vec3, t, u [3]int32) bool {
+	if has(u, t[0]) || has(u, t[1]) || has(u, t[2]) {
+		return false
 	}
-	return n
+	return trianglesIntersect(x[t[0]], x[t[1]], x[t[2]], x[u[0]], x[u[1]], x[u[2]])
 }
 
 // trianglesIntersect reports whether an edge of (a0, a1, a2) crosses

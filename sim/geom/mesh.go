@@ -288,6 +288,22 @@ func (m *Mesh) NumTris() int { return m.liveTris }
 // FaceAlive reports whether face slot f is in use.
 func (m *Mesh) FaceAlive(f int) bool { return m.Tris[f][0] >= 0 }
 
+// CopyTo makes dst a deep copy of m (every slot, live or free, and the
+// free lists), reusing dst's storage: the adaptation keeps one to undo
+// itself (cloth.Sim.Adapt).
+func (m *Mesh) CopyTo(dst *Mesh) {
+	dst.Pos = append(dst.Pos[:0], m.Pos...)
+	dst.Vel = append(dst.Vel[:0], m.Vel...)
+	dst.Rest = append(dst.Rest[:0], m.Rest...)
+	dst.VertAlive = append(dst.VertAlive[:0], m.VertAlive...)
+	dst.Tris = append(dst.Tris[:0], m.Tris...)
+	dst.Adj = append(dst.Adj[:0], m.Adj...)
+	dst.Gen = append(dst.Gen[:0], m.Gen...)
+	dst.freeVerts = append(dst.freeVerts[:0], m.freeVerts...)
+	dst.freeTris = append(dst.freeTris[:0], m.freeTris...)
+	dst.liveVerts, dst.liveTris = m.liveVerts, m.liveTris
+}
+
 // AddVertex stores a vertex in a free slot (or a new one) and returns its slot.
 func (m *Mesh) AddVertex(p Vec3, v Vec3, r Vec2) int32 {
 	m.liveVerts++
