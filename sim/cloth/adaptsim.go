@@ -256,7 +256,12 @@ func (s *Sim) adaptAfterStep() time.Duration {
 // Adapt adapts the mesh once now, whatever the interval, with the current
 // AdaptParams (even when Enabled is false), and returns what it did. It
 // returns an error, and changes nothing, when SetAdaptParams was never
-// called or the settings in force do not validate.
+// called or the settings in force do not validate. The faces in contact
+// are held (holdContacts); with self-collision on, an adaptation whose new
+// faces cross the cloth is undone and tried again with the faces round
+// the crossings held as well, up to tangleTries times, after which the
+// mesh stays as it was for this adaptation. A cloth that is already
+// tangled thus does not adapt where its new faces would touch a tangle.
 func (s *Sim) Adapt() (AdaptStats, error) {
 	ad := &s.ad
 	if ad.a == nil {
