@@ -165,18 +165,15 @@ type adaptState struct {
 	since int // steps since the last adaptation
 	last  AdaptStats
 
-	// The undo of an adaptation that made crossing faces (Adapt).
-	backup  geom.Mesh
+	// The mesh and the vertex areas before the adaptation, for
+	// conserveMomentum and updatePins, and for Adapt to undo an
+	// adaptation that made crossing faces.
+	old     geom.Mesh
+	oldArea []float64
+
 	tangle  contact.TangleCheck
 	tangleV []int32 // vertex slots of the crossing faces
 	undone  int
-
-	// State before the adaptation, for conserveMomentum.
-	oldVel   []geom.Vec3
-	oldPos   []geom.Vec3
-	oldArea  []float64
-	oldAlive []bool
-	oldTris  [][3]int32
 
 	vertFace []int32  // scratch: a live face of each touched vertex
 	uf       []int32  // union-find over old (slot) and new (n+slot) vertex nodes
@@ -279,9 +276,6 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 	lim.MaxTris = max(1, lim.MaxTris-cascadeReserve(lim.GMax))
 	s.holdContacts()
 	guard := s.collides() && s.ct.p.SelfCollision
-	if guard {
-		m.CopyTo(&ad.backup)
-	}
 	var r, c int
 	for try := 0; ; try++ {
 		ad.a.ResetChanges()
@@ -301,7 +295,7 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 				ad.tangleV = append(ad.tangleV, m.Tris[f][:]...)
 			}
 		}
-		ad.backup.CopyTo(m)
+		ad.old.CopyTo(m)
 		ad.a.ResetChanges()
 		ad.undone++
 		if try+1 == tangleTries {
@@ -392,16 +386,14 @@ func growTo[T any](x []T, n int) []T {
 	return y
 }
 
-// snapshotForAdapt records velocities, areas, liveness and faces before a
-// topology change, for conserveMomentum. O(vertices + faces) copies.
+// snapshotForAdapt records the mesh and the vertex areas before a
+// topology change, for conserveMomentum, updatePins and Adapt's undo.
+// O(vertices + faces) copies.
 func (s *Sim) snapshotForAdapt() {
 	ad := &s.ad
 	m := s.Mesh
-	ad.oldVel = append(ad.oldVel[:0], m.Vel...)
-	ad.oldPos = append(ad.oldPos[:0], m.Pos...)
+	m.CopyTo(&ad.old)
 	ad.oldArea = append(ad.oldArea[:0], s.area[:len(m.Pos)]...)
-	ad.oldAlive = append(ad.oldAlive[:0], m.VertAlive...)
-	ad.oldTris = append(ad.oldTris[:0], m.Tris...)
 }
 
 // applyChanges brings every per-slot structure up to date with the change
@@ -586,7 +578,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 	}
 	s.derivePins(ch)
 	for _, p := range moved {
-		u := s.nearestFree(ch, ad.oldPos[p.Vertex])
+		u := s.nearestFree(ch, ad.old.Pos[p.Vertex])
 		if u < 0 {
 			continue
 		}
@@ -597,7 +589,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 		s.setPin(q)
 	}
 	if s.drag.on && ad.pinDrop[s.drag.v] {
-		if u := s.nearestFree(ch, ad.oldPos[s.drag.v]); u >= 0 {
+		if u := s.nearestFree(ch, ad.old.Pos[s.drag.v]); u >= 0 {
 			s.drag.v = u
 		} else {
 			s.drag.on = false
@@ -787,8 +779,8 @@ func (s *Sim) conserveMomentum(ch adapt.Changes) {
 	ad.uf = growTo(ad.uf, int(2*n))
 	ad.acc = growTo(ad.acc, int(2*n))
 	ad.nodes = ad.nodes[:0]
-	oldN := int32(len(ad.oldAlive))
-	wasAlive := func(v int32) bool { return v < oldN && ad.oldAlive[v] }
+	oldN := int32(len(ad.old.VertAlive))
+	wasAlive := func(v int32) bool { return v < oldN && ad.old.VertAlive[v] }
 	isNew := ad.a.IsNew
 	add := func(x int32) {
 		ad.uf[x] = x
@@ -824,8 +816,8 @@ func (s *Sim) conserveMomentum(ch adapt.Changes) {
 		}
 	}
 	oldFace := func(f int32) {
-		if int(f) < len(ad.oldTris) {
-			if t := ad.oldTris[f]; t[0] >= 0 {
+		if int(f) < len(ad.old.Tris) {
+			if t := ad.old.Tris[f]; t[0] >= 0 {
 				union(t[0], t[1])
 				union(t[1], t[2])
 			}
@@ -843,7 +835,7 @@ func (s *Sim) conserveMomentum(ch adapt.Changes) {
 	for _, x := range ad.nodes {
 		r := &ad.acc[find(x)]
 		if x < n {
-			r.pOld = r.pOld.Add(ad.oldVel[x].Scale(ad.oldArea[x]))
+			r.pOld = r.pOld.Add(ad.old.Vel[x].Scale(ad.oldArea[x]))
 			continue
 		}
 		v := x - n

@@ -289,8 +289,9 @@ func (m *Mesh) NumTris() int { return m.liveTris }
 func (m *Mesh) FaceAlive(f int) bool { return m.Tris[f][0] >= 0 }
 
 // CopyTo makes dst a deep copy of m (every slot, live or free, and the
-// free lists), reusing dst's storage: the adaptation keeps one to undo
-// itself (cloth.Sim.Adapt).
+// free lists), reusing dst's storage: the adaptation keeps the mesh it
+// started from (cloth.Sim.snapshotForAdapt), to conserve momentum and to
+// undo itself.
 func (m *Mesh) CopyTo(dst *Mesh) {
 	dst.Pos = append(dst.Pos[:0], m.Pos...)
 	dst.Vel = append(dst.Vel[:0], m.Vel...)
