@@ -50,7 +50,7 @@
 //     at most the rate that brought the element to its limit. The γ
 //     update would move the positions off the limit again and is not used.
 //   - Weighted stitching. In eq. 2.10 the edge vectors of elements that
-//     responded weigh stitchWeight = 30 times those of elements within
+//     responded weigh stitchWeight = 80 times those of elements within
 //     their limit, which then absorb the misfit (elements at the limit
 //     act as stiff, the others as soft). Unweighted stitching gave back
 //     half of every correction and, on the hanging curtain with a limit
@@ -95,15 +95,23 @@
 // checks a face from the metric before its element response; the check
 // on exit recomputes only the faces with a moved corner. The skips change no bit of the
 // result (TestSkippingExact); the local stitching is measured at its
-// constants. BenchmarkApply on the 22140-face curtain (2 cores, nothing
-// else running, a step of the curtain 34.5 ms; medians of 3 interleaved
-// runs, 2026-11-26, against the code before the skips in brackets):
-// within the limit 1.45 ms (1.47); a corner flung 0.2 m (8 faces over)
-// 2.80 ms (7.41), 7 passes; a corner held 3 cm away 6.46 ms (11.19), 15
-// passes; the hanging curtain limited to 0.5 % (49 faces along the rail
-// over) 31.9 ms (41.6), 13 passes. The gathering adaptive curtain with
-// collisions spends a fifth of its step here (21.2 %; 29–32 % before the
-// skips, two thirds before the local stitching).
+// constants. The check of a face reads its ratio and strain off one
+// eigenvalue of FᵀF when the weft and warp limits are equal, and skips
+// the shear ratio when it is certainly below the stretch ratio
+// (shearBelow); prepare checks Tris and InvMass again only when they
+// changed, and sets x* in its one pass over the vertices.
+//
+// BenchmarkApply on the 22140-face curtain alternates each Apply with a
+// step of the same curtain (2 cores; medians of 20 of each per run, 3
+// runs interleaved with the code before stitchWeight 80 and the cheaper
+// checks, in brackets; 2026-11-26): within the limit 3.5–4.6 % of the
+// step (3.5–4.3 %); a corner flung 0.2 m (8 faces over) 7.5–8.1 %
+// (7.1–9.3 %), 7 passes; a corner held 3 cm away 12.8–14.4 % (15.9–16.7
+// %), 11 passes (15); the hanging curtain limited to 0.5 % (49 faces
+// along the rail over) 73–81 % (82–89 %), 12 passes (13). The gathering
+// adaptive curtain with collisions spends 18.5–18.9 % of its step here
+// (21.5–22.9 %; 29–32 % before the skips of an earlier stop, two thirds
+// before the local stitching).
 //
 // Everything is summed over canonical orders (edges sorted by vertex pair,
 // vertex adjacency from the sorted edges, fixed-chunk reductions), so the

@@ -227,12 +227,35 @@ func limitElement(x *[3]geom.Vec3, w *[3]float64, g *[3]geom.Vec2, h float64, li
 func faceRatio(x *[3]geom.Vec3, g *[3]geom.Vec2, lim limits) (ratio, strain float64) {
 	f1, f2 := deformation(x, g)
 	a, b, c := f1.Dot(f1), f2.Dot(f2), f1.Dot(f2)
-	ra := math.Sqrt(math.Max(sym2MaxValue(a/(lim.dx*lim.dx), b/(lim.dy*lim.dy), c/(lim.dx*lim.dy)), 0))
+	sigma := math.Sqrt(math.Max(sym2MaxValue(a, b, c), 0))
+	var ra float64
+	if lim.dx == lim.dy {
+		// D = dx·I: the largest eigenvalue of D⁻¹FᵀFD⁻¹ is σ_max²/dx²
+		// (one eigenvalue and square root instead of two; it agrees with
+		// stretchLimit to round-off, far inside overMargin).
+		ra = sigma / lim.dx
+	} else {
+		ra = math.Sqrt(math.Max(sym2MaxValue(a/(lim.dx*lim.dx), b/(lim.dy*lim.dy), c/(lim.dx*lim.dy)), 0))
+	}
 	var rb float64
-	if a > 0 && b > 0 { // |F·q|² = 2 + 2·|cos φ| (shearLimit)
+	if a > 0 && b > 0 && !shearBelow(ra, a, b, c, lim.sinShear) { // |F·q|² = 2 + 2·|cos φ| (shearLimit)
 		rb = math.Sqrt((2 + 2*math.Abs(c)/math.Sqrt(a*b)) / (2 + 2*lim.sinShear))
 	}
-	return math.Max(ra, rb), math.Sqrt(math.Max(sym2MaxValue(a, b, c), 0)) - 1
+	return math.Max(ra, rb), sigma - 1
+}
+
+// shearBelow reports whether the shear ratio r_b of a face with metric
+// (a, b, c), a, b > 0, is certainly below its stretch ratio ra, so that
+// faceRatio's max(ra, r_b) is ra without computing r_b (two square roots
+// and a division; with the shear limit off, the default, this holds for
+// nearly every face). r_b² = (1 + |c|/√(ab))/(1 + s) < ra² exactly when
+// |c|/√(ab) < k = ra²·(1 + s) − 1, that is c² < k²·a·b for k > 0; the
+// factor 1 − 10⁻⁹ keeps round-off (about 10⁻¹⁵ here) from ever deciding
+// it, so faceRatio returns the same bits as with r_b computed. A NaN or
+// infinite k computes r_b.
+func shearBelow(ra, a, b, c, s float64) bool {
+	k := ra*ra*(1+s) - 1
+	return k > 0 && !math.IsInf(k, 0) && c*c < k*k*a*b*(1-1e-9)
 }
 
 // sym2MaxValue is sym2Max's eigenvalue alone.

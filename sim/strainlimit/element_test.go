@@ -191,12 +191,16 @@ func TestForceEstimateSolves(t *testing.T) {
 // TestFaceRatio: the check of every face (faceRatio, from the metric
 // alone) gives what the responses' stretchLimit, shearLimit and
 // principalStrain give, to 1e-12, on random faces stretched, compressed
-// and sheared, with and without a shear limit.
+// and sheared, with and without a shear limit, with equal and with
+// different weft and warp limits.
 func TestFaceRatio(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 2000; trial++ {
 		p := onParams()
 		p.MaxWeft, p.MaxWarp = 0.01+0.3*rng.Float64(), 0.01+0.3*rng.Float64()
+		if trial%4 < 2 { // equal limits: faceRatio's one-eigenvalue path
+			p.MaxWarp = p.MaxWeft
+		}
 		if trial%2 == 0 {
 			p.MaxShear = 0.05 + 1.4*rng.Float64()
 		}
@@ -219,5 +223,52 @@ func TestFaceRatio(t *testing.T) {
 		if math.Abs(gotR-wantR) > 1e-12*wantR || math.Abs(gotS-wantS) > 1e-12*(1+math.Abs(wantS)) {
 			t.Fatalf("trial %d: faceRatio %g, %g; want %g, %g", trial, gotR, gotS, wantR, wantS)
 		}
+	}
+}
+
+// TestShearBelowExact: where shearBelow lets faceRatio skip the shear
+// ratio r_b, max(ra, r_b) is ra bit for bit, for metrics whose r_b lies
+// from a few ulps to 1 % from ra, either side (the boundary the test of
+// c² against k²·a·b decides; without its margin this test fails).
+func TestShearBelowExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	skipped := 0
+	for trial := 0; trial < 200000; trial++ {
+		s := 1.0 // shear limit off, the default
+		if trial%3 == 0 {
+			s = math.Sin(0.05 + 1.4*rng.Float64())
+		}
+		a, b := 0.5+rng.Float64(), 0.5+rng.Float64()
+		ra := 0.7 + 0.6*rng.Float64()
+		// |c| = k·√(ab) puts r_b exactly at ra; move it by a few ulps.
+		k := ra*ra*(1+s) - 1
+		if !(k > 0 && k < 1) {
+			continue
+		}
+		// A relative distance from 10⁻¹⁶ (a few ulps) to 10⁻², either side.
+		d := math.Pow(10, -16+14*rng.Float64())
+		if rng.IntN(2) == 0 {
+			d = -d
+		}
+		c := k * math.Sqrt(a*b) * (1 + d)
+		if rng.IntN(2) == 0 {
+			c = -c
+		}
+		if !shearBelow(ra, a, b, c, s) {
+			continue
+		}
+		skipped++
+		rb := math.Sqrt((2 + 2*math.Abs(c)/math.Sqrt(a*b)) / (2 + 2*s))
+		if got := math.Max(ra, rb); got != ra {
+			t.Fatalf("trial %d: skipped r_b = %.17g, but max(ra, r_b) = %.17g ≠ ra = %.17g", trial, rb, got, ra)
+		}
+	}
+	t.Logf("%d metrics skipped, all exact", skipped)
+	if skipped < 10000 {
+		t.Errorf("only %d of the metrics were skipped: the test did not test", skipped)
+	}
+	// Far from the boundary the skip applies: a face at rest, shear off.
+	if !shearBelow(1/1.1, 1, 1, 0, 1) {
+		t.Error("a face at rest with the shear limit off should skip r_b")
 	}
 }
