@@ -21,6 +21,7 @@ type contactState struct {
 	moved     []bool // per obstacle: it moved during the previous step (its grid is stale)
 	pushing   []bool // per obstacle: it moved in the last step or moves in the next (no resting contacts on it)
 	near      []bool // per face slot: in contact at the last Resolve (adaptivity holds them)
+	tangled   []bool // per vertex slot: scratch of holdTangles
 	resolved  bool   // a Resolve ran since the last adaptation: near is valid
 
 	// Resting contacts (Baraff & Witkin 1998 §5.3): vertices held along a
@@ -353,14 +354,17 @@ func (s *Sim) holdTangles(vs []int32) {
 	if !c.resolved || c.solver == nil {
 		clear(c.near) // holdContacts held nothing
 	}
+	// Mark the slots, then one pass over the faces (not one per slot).
+	c.tangled = growTo(c.tangled, len(m.VertAlive))
+	clear(c.tangled)
 	for _, v := range vs {
-		if int(v) >= len(m.VertAlive) || !m.VertAlive[v] {
-			continue
+		if v >= 0 && int(v) < len(m.VertAlive) && m.VertAlive[v] {
+			c.tangled[v] = true
 		}
-		for f, t := range m.Tris {
-			if t[0] >= 0 && (t[0] == v || t[1] == v || t[2] == v) {
-				c.near[f] = true
-			}
+	}
+	for f, t := range m.Tris {
+		if t[0] >= 0 && (c.tangled[t[0]] || c.tangled[t[1]] || c.tangled[t[2]]) {
+			c.near[f] = true
 		}
 	}
 	s.ad.a.Hold(c.near)
