@@ -202,3 +202,54 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("disabled: %+v, %v", st, err)
 	}
 }
+
+// TestTangleCheckFind: on two sheets that cross, Find reports for every
+// face of a set that crosses the cloth its lowest-numbered crossing face,
+// as the test's brute force finds them, stops at the limit, and skips
+// free and out-of-range slots in the set.
+func TestTangleCheckFind(t *testing.T) {
+	a := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
+	b := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
+	for i := range b.X {
+		y := b.X[i].Y
+		b.X[i].Y, b.X[i].Z = 0.8*y, 0.1+0.6*y+0.013
+	}
+	c := join(a, b)
+	x, tris := c.X, c.Tris
+	tri := func(f int) [3]geom.Vec3 { u := tris[f]; return [3]geom.Vec3{x[u[0]], x[u[1]], x[u[2]]} }
+	var set []int32
+	want := map[int32]int32{} // face of the set → its lowest crossing face
+	for f := 0; f < len(tris); f += 2 {
+		set = append(set, int32(f))
+		for g := range tris {
+			u := tris[g]
+			if g == f || has(u, tris[f][0]) || has(u, tris[f][1]) || has(u, tris[f][2]) {
+				continue
+			}
+			if triTri(tri(f), tri(g)) {
+				want[int32(f)] = int32(g)
+				break
+			}
+		}
+	}
+	if len(want) < 4 {
+		t.Fatalf("only %d faces of the set cross: the test does not test", len(want))
+	}
+	set = append(set, -1, int32(len(tris)+5))
+	var tc TangleCheck
+	got := tc.Find(x, tris, set, len(tris))
+	if len(got) != len(want) {
+		t.Errorf("Find gave %d pairs, brute force %d", len(got), len(want))
+	}
+	for _, pr := range got {
+		if g, ok := want[pr[0]]; !ok || g != pr[1] {
+			t.Errorf("pair %v: brute force gives %v (%v)", pr, g, ok)
+		}
+	}
+	if got := tc.Find(x, tris, set, 3); len(got) != 3 {
+		t.Errorf("limit 3: %d pairs", len(got))
+	}
+	if got := tc.Find(a.X, a.Tris, []int32{0, 1, 2}, 10); got != nil {
+		t.Errorf("flat sheet: %v", got)
+	}
+}
