@@ -98,16 +98,22 @@ func TestNearFaces(t *testing.T) {
 	}
 }
 
-// TestIntersectingPairs counts crossings of two sheets against the test's
-// brute force, and none on a flat or folded-apart sheet.
-func TestIntersectingPairs(t *testing.T) {
-	a := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
+// crossingSheets returns a flat sheet a and the cloth c of a and a second
+// sheet tilted through it.
+func crossingSheets(t *testing.T) (a, c *Cloth) {
+	a = sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
 	b := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
 	for i := range b.X {
 		y := b.X[i].Y
 		b.X[i].Y, b.X[i].Z = 0.8*y, 0.1+0.6*y+0.013
 	}
-	c := join(a, b)
+	return a, join(a, b)
+}
+
+// TestIntersectingPairs counts crossings of two sheets against the test's
+// brute force, and none on a flat or folded-apart sheet.
+func TestIntersectingPairs(t *testing.T) {
+	a, c := crossingSheets(t)
 	got, want := IntersectingPairs(c.X, c.Tris), selfCrossings(c.X, c.Tris)
 	if got != want || got == 0 {
 		t.Errorf("crossing sheets: got %d pairs, brute force %d", got, want)
@@ -208,13 +214,7 @@ func TestBadInput(t *testing.T) {
 // as the test's brute force finds them, stops at the limit, and skips
 // free and out-of-range slots in the set.
 func TestTangleCheckFind(t *testing.T) {
-	a := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
-	b := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
-	for i := range b.X {
-		y := b.X[i].Y
-		b.X[i].Y, b.X[i].Z = 0.8*y, 0.1+0.6*y+0.013
-	}
-	c := join(a, b)
+	a, c := crossingSheets(t)
 	x, tris := c.X, c.Tris
 	tri := func(f int) [3]geom.Vec3 { u := tris[f]; return [3]geom.Vec3{x[u[0]], x[u[1]], x[u[2]]} }
 	var set []int32

@@ -13,7 +13,7 @@ import (
 // the step.
 func IntersectingPairs(x []geom.Vec3, tris [][3]int32) int {
 	var g grid
-	if !faceGrid(&g, x, tris) {
+	if !faceGrid(&g, x, tris, nil) {
 		return 0
 	}
 	n := 0
@@ -63,30 +63,9 @@ func (tc *TangleCheck) Find(x []geom.Vec3, tris [][3]int32, faces []int32, limit
 		return nil
 	}
 	g := &tc.g
-	g.lo, g.hi = grow(g.lo, len(faces)), grow(g.hi, len(faces))
-	sum, cnt := 0.0, 0
-	for k, f := range faces {
-		var ok bool
-		if f >= 0 && int(f) < len(tris) {
-			g.lo[k], g.hi[k], ok = faceBox(x, tris[f])
-		}
-		if !ok {
-			g.lo[k], g.hi[k] = geom.Vec3{X: 1}, geom.Vec3{}
-			continue
-		}
-		t := tris[f]
-		a, b, c := x[t[0]], x[t[1]], x[t[2]]
-		sum += b.Sub(a).Norm() + c.Sub(b).Norm() + a.Sub(c).Norm()
-		cnt += 3
-	}
-	if cnt == 0 {
+	if !faceGrid(g, x, tris, faces) {
 		return nil
 	}
-	cell := sum / float64(cnt)
-	if !(cell > 0) {
-		cell = 1
-	}
-	g.build(cell)
 	tc.found = grow(tc.found, len(faces))
 	clear(tc.found)
 	for o, u := range tris {
@@ -125,18 +104,31 @@ func faceBox(x []geom.Vec3, t [3]int32) (lo, hi geom.Vec3, ok bool) {
 	return vmin(a, vmin(b, c)), vmax(a, vmax(b, c)), true
 }
 
-// faceGrid fills g with the boxes of the live, finite faces (others get an
-// empty box) and builds it with cells of the mean edge length; it reports
-// whether any face is in it.
-func faceGrid(g *grid, x []geom.Vec3, tris [][3]int32) bool {
-	g.lo, g.hi = grow(g.lo, len(tris)), grow(g.hi, len(tris))
+// faceGrid fills g with the boxes of the faces of tris that faces names
+// (every slot when faces is nil), entry k for the k-th, the live and
+// finite ones (others get an empty box), and builds it with cells of
+// their mean edge length; it reports whether any face is in it.
+func faceGrid(g *grid, x []geom.Vec3, tris [][3]int32, faces []int32) bool {
+	n := len(tris)
+	if faces != nil {
+		n = len(faces)
+	}
+	g.lo, g.hi = grow(g.lo, n), grow(g.hi, n)
 	sum, cnt := 0.0, 0
-	for f, t := range tris {
+	for k := 0; k < n; k++ {
+		f := int32(k)
+		if faces != nil {
+			f = faces[k]
+		}
 		var ok bool
-		if g.lo[f], g.hi[f], ok = faceBox(x, t); !ok {
-			g.lo[f], g.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
+		if f >= 0 && int(f) < len(tris) {
+			g.lo[k], g.hi[k], ok = faceBox(x, tris[f])
+		}
+		if !ok {
+			g.lo[k], g.hi[k] = geom.Vec3{X: 1}, geom.Vec3{}
 			continue
 		}
+		t := tris[f]
 		a, b, c := x[t[0]], x[t[1]], x[t[2]]
 		sum += b.Sub(a).Norm() + c.Sub(b).Norm() + a.Sub(c).Norm()
 		cnt += 3
@@ -145,7 +137,7 @@ func faceGrid(g *grid, x []geom.Vec3, tris [][3]int32) bool {
 		return false
 	}
 	cell := sum / float64(cnt)
-	if cell <= 0 {
+	if !(cell > 0) {
 		cell = 1
 	}
 	g.build(cell)
