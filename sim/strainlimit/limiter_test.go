@@ -286,6 +286,19 @@ func TestBadInput(t *testing.T) {
 		{"repeat", func(in *Input) (float64, Params) { in.Tris[3][1] = in.Tris[3][0]; return dt, onParams() }},
 		{"mass", func(in *Input) (float64, Params) { in.InvMass[2] = math.NaN(); return dt, onParams() }},
 		{"velocity", func(in *Input) (float64, Params) { in.V[2].X = math.Inf(1); return dt, onParams() }},
+		{"edge of three faces", func(in *Input) (float64, Params) {
+			// Two faces more on face 0's edge (t0, t1): three or four.
+			t := in.Tris[0]
+			for k := 1; k <= 2; k++ {
+				v := int32(len(in.X0))
+				in.X0 = append(in.X0, in.X0[t[2]].Add(geom.Vec3{Z: 0.01 * float64(k)}))
+				in.V = append(in.V, geom.Vec3{})
+				in.InvMass = append(in.InvMass, in.InvMass[t[2]])
+				in.Rest = append(in.Rest, in.Rest[t[2]].Add(geom.Vec2{X: 0.003 * float64(k), Y: 0.002}))
+				in.Tris = append(in.Tris, [3]int32{t[0], t[1], v})
+			}
+			return dt, onParams()
+		}},
 		{"rest", func(in *Input) (float64, Params) {
 			t := in.Tris[0]
 			in.Rest[t[1]], in.Rest[t[2]] = in.Rest[t[0]], in.Rest[t[0]]
@@ -296,9 +309,13 @@ func TestBadInput(t *testing.T) {
 		in := clone(base)
 		d, p := c.mod(in)
 		ref := append([]geom.Vec3(nil), in.V...)
-		_, err := NewLimiter().Apply(in, d, p)
+		l := NewLimiter()
+		_, err := l.Apply(in, d, p)
 		if err == nil {
 			t.Errorf("%s: no error", c.name)
+		}
+		if _, err := l.Apply(in, d, p); err == nil { // the same limiter finds it again
+			t.Errorf("%s: no error on the second call", c.name)
 		}
 		for i := range in.V {
 			if in.V[i] != ref[i] && !(math.IsInf(ref[i].X, 0)) {
