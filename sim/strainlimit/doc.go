@@ -87,7 +87,8 @@
 // the edges of faces over 1 − overMargin on entry and solves on those
 // over their limit; the first pass examines those faces and the ones the
 // estimate moved; each stitching solves only for the vertices within
-// stitchRings = 6 edge rings of the faces that responded, holding the
+// stitchRings = 6 edge rings of the faces that responded (fineRings = 2
+// once the largest limit ratio is below 1 + fineRatio), holding the
 // others (a local eq. 2.10; with as many rings as CG iterations it is
 // the whole-mesh solve exactly, TestActiveSetExact), to a loose
 // tolerance (stitchTol), in parallel from serialRows vertices; each
@@ -103,15 +104,16 @@
 //
 // BenchmarkApply on the 22140-face curtain alternates each Apply with a
 // step of the same curtain (2 cores; medians of 20 of each per run, 3
-// runs interleaved with the code before stitchWeight 80 and the cheaper
-// checks, in brackets; 2026-11-26): within the limit 3.5–4.6 % of the
-// step (3.5–4.3 %); a corner flung 0.2 m (8 faces over) 7.5–8.1 %
-// (7.1–9.3 %), 7 passes; a corner held 3 cm away 12.8–14.4 % (15.9–16.7
-// %), 11 passes (15); the hanging curtain limited to 0.5 % (49 faces
-// along the rail over) 73–81 % (82–89 %), 12 passes (13). The gathering
-// adaptive curtain with collisions spends 18.5–18.9 % of its step here
-// (21.5–22.9 %; 29–32 % before the skips of an earlier stop, two thirds
-// before the local stitching).
+// runs, 2026-11-26, taking turns with the code before stitchWeight 80 and
+// the cheaper checks and with the code before fineRings, in brackets in
+// that order): within the limit 3.1–3.3 % of the step (3.6–4.1, 3.1–3.4
+// %); a corner flung 0.2 m (8 faces over) 6.0–6.2 % (7.2–7.5, 7.4–7.7 %),
+// 7 passes; a corner held 3 cm away 13.4–14.5 % (14.2–16.6, 12.0–12.9 %),
+// 14 passes (15, 11); the hanging curtain limited to 0.5 % (49 faces along
+// the rail over) 73–84 % (78–85, 79–81 %), 13 passes (13, 12). The
+// gathering adaptive curtain with collisions spends 12.3–12.9 % of its
+// step here (21.4–22.0, 17.9–18.1 %; 29–32 % before the skips of an
+// earlier stop, two thirds before the local stitching).
 //
 // Everything is summed over canonical orders (edges sorted by vertex pair,
 // vertex adjacency from the sorted edges, fixed-chunk reductions), so the

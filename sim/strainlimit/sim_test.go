@@ -9,11 +9,12 @@ import (
 // TestActiveSetExact: the stitching restricted to the vertices within
 // Iterations rings of the responded faces gives the same velocities, bit
 // for bit, as the stitching over the whole mesh. (By default each
-// stitching reaches only stitchRings rings, fewer than Iterations, and
-// so solves a local problem; here it may reach Iterations rings.)
+// stitching reaches only stitchRings or fineRings rings, fewer than
+// Iterations, and so solves a local problem; here it may reach Iterations
+// rings.)
 func TestActiveSetExact(t *testing.T) {
-	defer func(r int) { stitchRings = r }(stitchRings)
-	stitchRings = 1 << 30
+	defer func(r, f int) { stitchRings, fineRings = r, f }(stitchRings, fineRings)
+	stitchRings, fineRings = 1<<30, 1<<30
 	dt := 0.01
 	in := sheet(t, 30, 20, true, geom.Vec3{X: 1, Y: 1, Z: 1}, 0, dt, 21)
 	pinTop(in)
