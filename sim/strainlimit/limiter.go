@@ -43,6 +43,7 @@ const forceReg = 1e-3
 // is an event that moves with the trajectory: 15.6–18.9 % at weights 30,
 // 60, 70, 100 and 120, 39.5–39.8 % at 80 and 90 (two such steps over 20 %
 // in the 1800); after every other step it is 10.2 % at all of them.
+// (All of this with 6 rings throughout; with fineRings, 17.1 % at 80.)
 const stitchWeight = 80.0
 
 // One force estimate (step 1) is made per call, as Tsiknis makes. More
@@ -957,12 +958,12 @@ var stitchRings = 6
 // of TestStrainFigures' "on" case, the configurations taking turns):
 //
 //	below ratio   rings   share of the step
-//	(none)        6       18.1–19.6 %
+//	(none)        6       17.8–19.6 %
 //	1.01          3       17.6–17.9 %
 //	1.02          3       16.9–17.0 %
 //	1.05          3       14.6–16.2 %
 //	1.1           3       15.0–15.6 %
-//	1.2           3       14.0–15.0 %
+//	1.2           3       14.0–15.3 %
 //	1.05          2       14.5–15.5 %
 //	1.1           2       13.9–14.0 %
 //	1.2           2       12.3–12.7 %
