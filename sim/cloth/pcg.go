@@ -120,10 +120,10 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			}
 			pinv[i] = inverse3(&a.val[a.diag[i]])
 			bi := filter(kind[i], nrm[i], b[i])
-			if coupled && a.coupling.hasRow(i) {
-				d0s += bi.Dot(pinv[i].MulVec(bi))
+			if x := bi.Dot(pinv[i].MulVec(bi)); coupled && a.coupling.hasRow(i) {
+				d0s += x
 			} else {
-				d0 += bi.Dot(pinv[i].MulVec(bi))
+				d0 += x
 			}
 		}
 		p.dot[k][0], p.dot[k][1] = d0, d0s
@@ -162,18 +162,11 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			ri := filter(k, nrm[i], b[i].Sub(q[i])) // q = A·dv here
 			r[i] = ri
 			c[i], q[i] = geom.Vec3{}, geom.Vec3{}
-			// Each part sums as the single sum did (filterS corrects
-			// the running sum), so without springs every bit is as before.
+			x := precondition(&s[i], &pinv[i], ri)
 			if coupled && a.coupling.hasRow(i) {
-				ds += precondition(&s[i], &pinv[i], ri)
-				if k == rowNormal {
-					ds = filterS(&s[i], nrm[i], ri, ds)
-				}
+				ds = addRow(ds, x, k == rowNormal, &s[i], nrm[i], ri)
 			} else {
-				d += precondition(&s[i], &pinv[i], ri)
-				if k == rowNormal {
-					d = filterS(&s[i], nrm[i], ri, d)
-				}
+				d = addRow(d, x, k == rowNormal, &s[i], nrm[i], ri)
 			}
 		}
 		p.dot[k][0], p.dot[k][1] = d, ds
@@ -245,16 +238,11 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
 			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
 			si[0], si[1], si[2] = sx, sy, sz
+			x := ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
 			if coupled && a.coupling.hasRow(lo+i) {
-				ds += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
-				if fx[i] == rowNormal {
-					ds = filterS(si, nrm[lo+i], ri, ds)
-				}
+				ds = addRow(ds, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
 			} else {
-				d += ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
-				if fx[i] == rowNormal {
-					d = filterS(si, nrm[lo+i], ri, d)
-				}
+				d = addRow(d, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
 			}
 		}
 		p.dot[k][0], p.dot[k][1] = d, ds
@@ -277,6 +265,18 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 		beta = deltaNew / deltaOld
 	}
 	return it, math.Sqrt(math.Max(math.Max(deltaM/refM, deltaS/refS), 0))
+}
+
+// addRow adds row i's term x = r_iᵀs_i to the running sum d of one part
+// and, for a row with a normal filter, filters s_i and corrects the sum
+// (filterS). Each part sums this way, so without repulsion springs the
+// one sum is what it was before the parts, bit for bit.
+func addRow(d, x float64, normal bool, s *vec3f32, n, r geom.Vec3) float64 {
+	d += x
+	if normal {
+		d = filterS(s, n, r, d)
+	}
+	return d
 }
 
 // filterS replaces s by S·s for the filter I − n·nᵀ, where d already holds

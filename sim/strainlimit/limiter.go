@@ -950,9 +950,9 @@ var stitchRings = 6
 // ratio was below 1 + fineRatio. The passes that finish the job (on the
 // gathering adaptive curtain a step's last passes take the largest ratio
 // from about 1.01 to the tolerance, 1.002, each moving the same 30–40
-// faces by fractions of a millimetre) need less reach than those that
-// make the large corrections, and at 2 rings a fifth of the vertices of
-// 6; a ratio over 1.2 (strain 32 % against a 10 % limit) still gets
+// faces by fractions of a millimetre, over about 660 vertices at 6
+// rings) need less reach than those that make the large corrections; a
+// ratio over 1.2 (strain 32 % against a 10 % limit) still gets
 // stitchRings. Measured on the gathering adaptive curtain (2026-11-26, 2
 // cores; the share of the step that strain limiting takes, scratch runs
 // of TestStrainFigures' "on" case, the configurations taking turns):
