@@ -19,8 +19,10 @@ import (
 // so on a slow machine the detail lags a few frames behind and skips
 // frames, but never queues up. At level 1 on the 10,000-triangle gathered
 // curtain one update costs about 30 ms of CPU, and beside the simulation,
-// which keeps both cores busy, it is ready after about 60 ms (sim/detail's
-// BenchmarkViewer and BenchmarkWhileSimulating): hence the goroutine.
+// which keeps both cores busy, it is ready after about 28 ms as this
+// worker feeds it (sim/detail's BenchmarkWhileSimulating, live): within a
+// 30 fps frame, but too long to make the render loop wait; hence the
+// goroutine.
 type detailWorker struct {
 	mu      sync.Mutex
 	wake    chan struct{} // capacity 1: a request is waiting

@@ -116,7 +116,7 @@
 //
 // # Cost
 //
-//	go test -run '^$' -bench 'Viewer|WhileSimulating' -benchtime 12x ./sim/detail/
+//	go test -run '^$' -bench Viewer -benchtime 12x ./sim/detail/
 //
 // BenchmarkViewer details the gathered curtains at their peak, one 30 fps
 // frame after another, with DefaultParams; the adaptive curtain's faces
@@ -139,17 +139,35 @@
 //
 // BenchmarkWhileSimulating steps the simulation flat out on another
 // goroutine meanwhile, as the viewer's loop does when it cannot keep real
-// time. The simulation's worker pool keeps both cores busy, so the detail
-// shares them with it (and here with other jobs using 1–2 cores, load
-// 4.1–4.5). Over 3 runs, an Update at level 1 on the adaptive curtain was
-// ready after 55–76 ms (median of each run; 26–35 ms of CPU) and one at
-// level 2 on 2,000 triangles after 21–30 ms (11–15 ms of CPU), while the
-// simulation's step slowed from 53–60 to 84–108 ms and from 7.2–9.7 to
-// 9.8–13.5 ms. So issue 17's 33 ms per frame holds at level 2 on 2,000
-// triangles for the median Update (the 90th percentile was 29–41 ms); at
-// level 1 on 10,000 triangles the CPU cost alone is about one frame, and
-// the viewer draws the newest finished surface one to three frames
-// behind.
+// time; the simulation's worker pool keeps both cores busy, so the detail
+// shares them with it. It details either the recorded peak frames, 1/30 s
+// of simulated time apart as above ("recorded": every adaptive frame has
+// new faces, so every Update rebuilds), or what the viewer's worker gets
+// ("live": the newest state the running simulation has published, taken
+// as soon as the previous Update is done; the fine topology is rebuilt
+// only when an adaptation changed the faces in between). With nothing
+// else on the machine (2026-11-26, `-bench WhileSimulating -benchtime
+// 30x`), the median Update
+// was ready after (90th percentile in brackets; CPU ms of the detail's
+// thread in braces):
+//
+//	                                     live                       recorded
+//	adaptive curtain, level 1 (4 runs)   26.6–28.7 (34–45) {26–29}  31.7–39.3 (42–48) {32–38}
+//	2,000-triangle curtain, level 2 (3)  7.5–9.3 (10–16) {7.5–9.5}  16.9–18.4 (21–23) {16–18}
+//
+// Live, the gathered adaptive curtain's step took 56–77 ms beside the
+// detail, so consecutive Updates were one step apart and 20–23 % of them
+// rebuilt; the 2,000-triangle curtain's took 5–6 ms, and they were 1.4–1.8
+// steps apart, closer than the recorded frames' 6.7, so the warm start
+// left less to do. So issue 17's 33 ms per frame holds for the median
+// Update in both cases as the viewer runs them; in one Update in ten at
+// level 1 on 10,000 triangles the viewer draws the previous surface for
+// one more frame. The recorded frames are the harder case, a simulation
+// that keeps real time with an adaptation in every frame: there level 1
+// on 10,000 triangles misses by up to a fifth. The simulation never waits
+// for the detail, but shares the cores with it: its step was up to 12 %
+// slower while the detail ran live (in one run faster than alone: the
+// machine's noise), and 2–38 % slower beside the recorded frames.
 //
 // The package is pure Go and starts no goroutines, and it does not use
 // the simulation's worker pool (sim/parallel): that pool runs one loop at
