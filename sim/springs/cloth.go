@@ -100,11 +100,9 @@ type Cloth struct {
 	gi, gj         []int32    // slot in the dense grid
 	par            [][2]int32 // parents of an interpolated particle, else {-1,-1}
 	target         []geom.Vec3
-	imp            []geom.Vec3 // impulse accumulated over the particle's substep, N·s
-	nrm            []geom.Vec3 // unit normal (air drag), refreshed once per step
-	split          []int64     // step at which the particle was last subdivided (+1)
-	quiet          []int32     // checks in a row in which its criteria stayed below CoarsenFraction·θ (see coarsen)
-	free           []int32     // IDs of type None, reused last first
+	split          []int64 // step at which the particle was last subdivided (+1)
+	quiet          []int32 // checks in a row in which its criteria stayed below CoarsenFraction·θ (see coarsen)
+	free           []int32 // IDs of type None, reused last first
 
 	m    int // depth the dense grid represents
 	w, h int // dense grid size
@@ -128,8 +126,8 @@ type Cloth struct {
 	t     float64
 	steps int
 
-	bakPos, bakVel []geom.Vec3
-	stable         float64 // cached StableStep, 0 when stale
+	ord    stepOrder // the step's copy of the particles (rebuild)
+	stable float64   // cached StableStep, 0 when stale
 }
 
 // springSet holds the springs scheduled at one layer as structures of arrays.
@@ -238,7 +236,7 @@ func (c *Cloth) newParticle(t, l uint8, i, j int32, x, v, r geom.Vec3, mass floa
 	c.pos[id], c.vel[id], c.rest[id] = x, v, r
 	c.mass[id], c.typ[id], c.layer[id] = mass, t, l
 	c.gi[id], c.gj[id], c.par[id] = i, j, par
-	c.target[id], c.imp[id], c.nrm[id] = x, geom.Vec3{}, geom.Vec3{}
+	c.target[id] = x
 	c.split[id], c.quiet[id] = 0, 0
 	return id
 }
@@ -249,7 +247,7 @@ func (c *Cloth) resize(n int) {
 	c.pos, c.vel, c.rest = fit(c.pos, n), fit(c.vel, n), fit(c.rest, n)
 	c.mass, c.typ, c.layer = fit(c.mass, n), fit(c.typ, n), fit(c.layer, n)
 	c.gi, c.gj, c.par = fit(c.gi, n), fit(c.gj, n), fit(c.par, n)
-	c.target, c.imp, c.nrm = fit(c.target, n), fit(c.imp, n), fit(c.nrm, n)
+	c.target = fit(c.target, n)
 	c.split, c.quiet = fit(c.split, n), fit(c.quiet, n)
 }
 
@@ -273,6 +271,9 @@ func (c *Cloth) at(i, j int32) int32 {
 
 // spacing returns 2^(m−l), the slot distance of a layer-l particle's
 // neighbours (§3.2).
+// slotOf returns the index of particle id's slot in the dense grid.
+func (c *Cloth) slotOf(id int32) int { return int(c.gj[id])*c.w + int(c.gi[id]) }
+
 func (c *Cloth) spacing(l uint8) int32 { return int32(1) << (c.m - int(l)) }
 
 // Time returns the simulated time, s.

@@ -372,7 +372,10 @@ func checkSprings(t *testing.T, c *Cloth) {
 // subdivisions made) has the springs of the uniformly subdivided sheet —
 // the same pairs of grid slots, kinds, stiffnesses and rest lengths —
 // however the subdivisions went (viewLayers: such a particle has the finer
-// springs, not those of its own coarser spacing).
+// springs, not those of its own coarser spacing). Given the uniform sheet's
+// state slot by slot, it then steps exactly as the uniform sheet does, bit
+// for bit (stepOrder: the step's order follows the grid, not the particle
+// IDs that the order of subdivision handed out).
 func TestSpringsIndependentOfOrder(t *testing.T) {
 	p := DefaultParams()
 	p.MaxLayer = 2
@@ -411,6 +414,39 @@ func TestSpringsIndependentOfOrder(t *testing.T) {
 	}
 	uni.SubdivideUniform(p.MaxLayer)
 	want := springsOf(uni)
+	// sameSteps gives c the state of a uniform sheet (perturbed), slot by
+	// slot, steps both 20 times and returns the first slot whose position
+	// then differs, or −1.
+	sameSteps := func(c *Cloth) (slot int, got, want geom.Vec3) {
+		u, err := New(s, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.SubdivideUniform(p.MaxLayer)
+		perturb(u, rand.New(rand.NewSource(3)), 0.01)
+		for k, id := range u.slot {
+			if id >= 0 {
+				q := c.slot[k]
+				c.pos[q], c.vel[q], c.mass[q], c.target[q] = u.pos[id], u.vel[id].Scale(0.01), u.mass[id], u.target[id]
+				u.vel[id] = c.vel[q]
+			}
+		}
+		c.rebuild()
+		for range 20 {
+			if err := u.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for k, id := range u.slot {
+			if id >= 0 && u.pos[id] != c.pos[c.slot[k]] {
+				return k, c.pos[c.slot[k]], u.pos[id]
+			}
+		}
+		return -1, geom.Vec3{}, geom.Vec3{}
+	}
 	rng := rand.New(rand.NewSource(9))
 	belowAll := 0
 	for trial := 0; trial < 20; trial++ {
@@ -438,6 +474,9 @@ func TestSpringsIndependentOfOrder(t *testing.T) {
 		got := springsOf(c)
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%d particles below the deepest layer): %d springs against uniform's %d (first difference at %v)", trial, below, len(got), len(want), firstDiff(got, want))
+		}
+		if k, got, want := sameSteps(c); k >= 0 {
+			t.Fatalf("trial %d: after 20 steps from the same state, slot %d is at %v, in the uniform sheet at %v", trial, k, got, want)
 		}
 	}
 	t.Logf("%d particles left below the deepest layer over the trials, each with the springs of the grid around it", belowAll)

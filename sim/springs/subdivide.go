@@ -228,15 +228,12 @@ func abs32(x int32) int32 {
 
 // eachSpring calls f once for every spring (see rebuild): for each pair that
 // one end sees at the spacing of its spring layer (c.viewL, viewLayers),
-// from the view of the end with the finer one (the lower ID on a tie), with
-// that view's layer and kind, in a deterministic order (by viewing
-// particle, then offset). viewLayers must have run.
+// from the view of the end with the finer one (the lower slot on a tie),
+// with that view's layer and kind, in an order that depends on the grid
+// only (by the viewing particle's slot, then offset). viewLayers and
+// c.ord.sort must have run.
 func (c *Cloth) eachSpring(f func(a, b int32, l, kind uint8)) {
-	for id := range c.pos {
-		p := int32(id)
-		if c.typ[p] == None {
-			continue
-		}
+	for _, p := range c.ord.ids {
 		lp := c.viewL[p]
 		s := c.spacing(lp)
 		for _, o := range springOffsets {
@@ -246,7 +243,7 @@ func (c *Cloth) eachSpring(f func(a, b int32, l, kind uint8)) {
 				continue
 			}
 			lq := c.viewL[q]
-			if sees(-di, -dj, c.spacing(lq)) && (lq > lp || lq == lp && q < p) {
+			if sees(-di, -dj, c.spacing(lq)) && (lq > lp || lq == lp && c.slotOf(q) < c.slotOf(p)) {
 				continue // q's view owns the spring
 			}
 			f(p, q, lp, uint8(o[2]))
@@ -412,6 +409,7 @@ func (c *Cloth) rebuild() {
 			kTab[kind][l] = c.p.stiffness(uint8(kind), l)
 		}
 	}
+	c.ord.sort(c)
 	// particle schedule: its own layer or the finest view of a spring on it
 	c.viewLayers()
 	c.sched = append(c.sched[:0], c.layer...)
@@ -433,16 +431,15 @@ func (c *Cloth) rebuild() {
 		c.act[l] = c.act[l][:0]
 	}
 	c.interp = c.interp[:0]
-	for id := range c.pos {
+	for _, id := range c.ord.ids {
 		switch c.typ[id] {
 		case Active:
-			c.act[c.sched[id]] = append(c.act[c.sched[id]], int32(id))
+			c.act[c.sched[id]] = append(c.act[c.sched[id]], id)
 		case Interpolated:
-			c.interp = append(c.interp, int32(id))
+			c.interp = append(c.interp, id)
 		}
 	}
-	// by layer, then ID: a parent is coarser than its child (IDs are
-	// reused, so ID order alone would not put parents first)
+	// by layer, then slot: a parent is coarser than its child
 	slices.SortStableFunc(c.interp, func(a, b int32) int { return cmp.Compare(c.layer[a], c.layer[b]) })
 	c.deep = 0
 	for _, v := range c.views {
@@ -470,9 +467,5 @@ func (c *Cloth) rebuild() {
 			c.deep = max(c.deep, l)
 		}
 	}
-	if len(c.bakPos) < len(c.pos) {
-		c.bakPos = make([]geom.Vec3, len(c.pos), 2*len(c.pos))
-		c.bakVel = make([]geom.Vec3, len(c.pos), 2*len(c.pos))
-	}
-	c.bakPos, c.bakVel = c.bakPos[:len(c.pos)], c.bakVel[:len(c.pos)]
+	c.ord.build(c)
 }
