@@ -269,11 +269,11 @@ func (c *Cloth) at(i, j int32) int32 {
 	return c.slot[int(j)*c.w+int(i)]
 }
 
-// spacing returns 2^(m−l), the slot distance of a layer-l particle's
-// neighbours (§3.2).
 // slotOf returns the index of particle id's slot in the dense grid.
 func (c *Cloth) slotOf(id int32) int { return int(c.gj[id])*c.w + int(c.gi[id]) }
 
+// spacing returns 2^(m−l), the slot distance of a layer-l particle's
+// neighbours (§3.2).
 func (c *Cloth) spacing(l uint8) int32 { return int32(1) << (c.m - int(l)) }
 
 // Time returns the simulated time, s.
