@@ -20,9 +20,9 @@ import (
 // frames, but never queues up. At level 1 on the 10,000-triangle gathered
 // curtain one update costs about 30 ms of CPU, and beside the simulation,
 // which keeps both cores busy, it is ready after about 28 ms as this
-// worker feeds it (sim/detail's BenchmarkWhileSimulating, live): within a
-// 30 fps frame, but too long to make the render loop wait; hence the
-// goroutine.
+// worker feeds it (the median; 26–39 ms over runs, sim/detail's
+// BenchmarkWhileSimulating, live): about a 30 fps frame, too long to make
+// the render loop wait; hence the goroutine.
 type detailWorker struct {
 	mu      sync.Mutex
 	wake    chan struct{} // capacity 1: a request is waiting

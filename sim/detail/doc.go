@@ -147,27 +147,32 @@
 // as soon as the previous Update is done; the fine topology is rebuilt
 // only when an adaptation changed the faces in between). With nothing
 // else on the machine (2026-11-26, `-bench WhileSimulating -benchtime
-// 30x`), the median Update
-// was ready after (90th percentile in brackets; CPU ms of the detail's
-// thread in braces):
+// 30x`; the simulation goes on from where the benchmarks before left it,
+// so each run sees another stretch of the gathered curtain), the median
+// Update was ready after (90th percentile in brackets; CPU ms of the
+// detail's thread in braces):
 //
-//	                                     live                       recorded
-//	adaptive curtain, level 1 (4 runs)   26.6–28.7 (34–45) {26–29}  31.7–39.3 (42–48) {32–38}
-//	2,000-triangle curtain, level 2 (3)  7.5–9.3 (10–16) {7.5–9.5}  16.9–18.4 (21–23) {16–18}
+//	                                      live                        recorded
+//	adaptive curtain, level 1 (12 runs)   25.7–38.8 (34–50) {24–33}   31.7–39.3 (42–48) {32–38}  (4 runs)
+//	2,000-triangle curtain, level 2 (6)   7.5–18.4 (10–29) {7.5–18}   16.9–18.4 (21–23) {16–18}  (3 runs)
 //
 // Live, the gathered adaptive curtain's step took 56–77 ms beside the
 // detail, so consecutive Updates were one step apart and 20–23 % of them
-// rebuilt; the 2,000-triangle curtain's took 5–6 ms, and they were 1.4–1.8
-// steps apart, closer than the recorded frames' 6.7, so the warm start
-// left less to do. So issue 17's 33 ms per frame holds for the median
-// Update in both cases as the viewer runs them; in one Update in ten at
-// level 1 on 10,000 triangles the viewer draws the previous surface for
-// one more frame. The recorded frames are the harder case, a simulation
-// that keeps real time with an adaptation in every frame: there level 1
-// on 10,000 triangles misses by up to a fifth. The simulation never waits
-// for the detail, but shares the cores with it: its step was up to 12 %
-// slower while the detail ran live (in one run faster than alone: the
-// machine's noise), and 2–38 % slower beside the recorded frames.
+// rebuilt; the 2,000-triangle curtain's took 5–7 ms, and they were 1.4–2.7
+// steps apart, closer than the recorded frames' 6.7. Where the cloth still
+// moves (the runs that start right after the gathering) the warm start
+// leaves more to do: the 2,000-triangle curtain's live Updates took 7.5–9.3
+// ms later on and 16.5–18.4 ms right after. At level 2 on 2,000 triangles
+// issue 17's 33 ms per frame holds in every run and case. At level 1 on
+// 10,000 triangles it holds for the median live Update in 10 of the 12
+// runs (the median of the runs' medians is 28.4 ms), not at the 90th
+// percentile: in one or two Updates in ten the viewer draws the previous
+// surface for one more frame. The recorded frames, a simulation that keeps
+// real time with an adaptation in every frame, are harder: there level 1
+// misses by up to a fifth. The simulation never waits for the detail, but
+// shares the cores with it: its step was up to half as long again while
+// the detail ran (its step alone is timed over 10 steps before and after,
+// and moves with the state as much).
 //
 // The package is pure Go and starts no goroutines, and it does not use
 // the simulation's worker pool (sim/parallel): that pool runs one loop at
