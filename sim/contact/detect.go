@@ -34,13 +34,15 @@ func (s *Solver) detect() int {
 	if s.mode == modeProximity {
 		pad = 0.5 * s.p.Thickness
 	}
-	padV := geom.Vec3{X: pad, Y: pad, Z: pad}
-	dt := s.dt
+	s.boxPad = geom.Vec3{X: pad, Y: pad, Z: pad}
 	s.fdirty = grow(s.fdirty, nf)
 	// Per vertex: the swept box x^n ∪ x^n + Δt·v (swLo, swHi), and the
 	// point box of narrowSelf (plo, phi: x^n for proximity, the swept box
 	// for CCD, grown by half the pad), computed once per pass rather than
-	// per triangle pair.
+	// per triangle pair; then each face's box. In a pass over the changed
+	// velocities (useDirty) only the changed vertices and their faces are
+	// redone: the others' velocities, the mode and the pad are those of the
+	// pass before, a CCD pass.
 	nv := len(c.X)
 	s.swLo, s.swHi = grow(s.swLo, nv), grow(s.swHi, nv)
 	s.plo, s.phi = grow(s.plo, nv), grow(s.phi, nv)
@@ -48,26 +50,9 @@ func (s *Solver) detect() int {
 	if s.mode == modeProximity {
 		ext = 0.5 * s.p.Thickness
 	}
-	extV := geom.Vec3{X: ext, Y: ext, Z: ext}
-	for i, x := range c.X {
-		y := lerp(x, c.V[i], dt)
-		lo, hi := vmin(x, y), vmax(x, y)
-		s.swLo[i], s.swHi[i] = lo, hi
-		if s.mode == modeProximity {
-			lo, hi = x, x
-		}
-		s.plo[i], s.phi[i] = lo.Sub(extV), hi.Add(extV)
-	}
-	for f, t := range c.Tris {
-		if t[0] < 0 {
-			s.self.lo[f], s.self.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
-			continue
-		}
-		s.fdirty[f] = !s.useDirty || s.dirty[t[0]] || s.dirty[t[1]] || s.dirty[t[2]]
-		lo := vmin(s.swLo[t[0]], vmin(s.swLo[t[1]], s.swLo[t[2]]))
-		hi := vmax(s.swHi[t[0]], vmax(s.swHi[t[1]], s.swHi[t[2]]))
-		s.self.lo[f], s.self.hi[f] = lo.Sub(padV), hi.Add(padV)
-	}
+	s.boxExt = geom.Vec3{X: ext, Y: ext, Z: ext}
+	parallel.ForChunks(nv, s.vertexBoxFn)
+	parallel.ForChunks(nf, s.faceBoxFn)
 	for k := range s.chunk {
 		s.chunk[k] = s.chunk[k][:0]
 	}
@@ -114,6 +99,44 @@ func (s *Solver) detect() int {
 		s.selfPatches()
 	}
 	return s.count()
+}
+
+// vertexBoxChunk sets the boxes of vertices [lo, hi) for detect.
+func (s *Solver) vertexBoxChunk(_, lo, hi int) {
+	c, dt, ext := s.c, s.dt, s.boxExt
+	prox := s.mode == modeProximity
+	for i := lo; i < hi; i++ {
+		if s.useDirty && !s.dirty[i] {
+			continue
+		}
+		x := c.X[i]
+		y := lerp(x, c.V[i], dt)
+		blo, bhi := vmin(x, y), vmax(x, y)
+		s.swLo[i], s.swHi[i] = blo, bhi
+		if prox {
+			blo, bhi = x, x
+		}
+		s.plo[i], s.phi[i] = blo.Sub(ext), bhi.Add(ext)
+	}
+}
+
+// faceBoxChunk sets fdirty and the swept box (grown by the pad) of faces
+// [lo, hi) for detect, from their vertices' boxes.
+func (s *Solver) faceBoxChunk(_, lo, hi int) {
+	for f, t := range s.c.Tris[lo:hi] {
+		f += lo
+		if t[0] < 0 {
+			s.self.lo[f], s.self.hi[f] = geom.Vec3{X: 1}, geom.Vec3{}
+			continue
+		}
+		s.fdirty[f] = !s.useDirty || s.dirty[t[0]] || s.dirty[t[1]] || s.dirty[t[2]]
+		if !s.fdirty[f] {
+			continue
+		}
+		blo := vmin(s.swLo[t[0]], vmin(s.swLo[t[1]], s.swLo[t[2]]))
+		bhi := vmax(s.swHi[t[0]], vmax(s.swHi[t[1]], s.swHi[t[2]]))
+		s.self.lo[f], s.self.hi[f] = blo.Sub(s.boxPad), bhi.Add(s.boxPad)
+	}
 }
 
 // patchNearChunk sets s.pnear[p] for the patches p ∈ [lo, hi): whether

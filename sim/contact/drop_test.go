@@ -255,3 +255,62 @@ func topZ(c *Cloth) float64 {
 	}
 	return top
 }
+
+// TestDirtyPassBoxes: a CCD pass over the changed velocities recomputes
+// only the boxes of the vertices whose velocity changed and of their faces
+// (detect). A call ends with a pass that found nothing, after which no
+// velocity changes, so every box must then equal one computed afresh from
+// the final velocities, in calls that took several passes too.
+func TestDirtyPassBoxes(t *testing.T) {
+	a := sheet(t, 0.6, 10, 0, 0, 0.05, geom.Vec3{Z: -3})
+	b := sheet(t, 0.6, 10, 0.1, 0.07, 0.07, geom.Vec3{X: -0.5, Z: -5})
+	d := sheet(t, 0.5, 9, -0.05, 0.02, 0.1, geom.Vec3{X: 2, Y: -1, Z: -12})
+	c := join(join(a, b), d)
+	bodies := []Body{{Point: geom.Vec3{}, Normal: geom.Vec3{Z: 1}, Friction: 0.5}}
+	s := NewSolver()
+	p := DefaultParams()
+	const dt = 0.005
+	several := 0
+	for step := 0; step < 60; step++ {
+		for i := range c.V {
+			if c.InvMass[i] > 0 {
+				c.V[i] = c.V[i].Add(gravity.Scale(dt))
+			}
+		}
+		st, err := s.Resolve(c, bodies, dt, p)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if st.Iterations > 1 {
+			several++
+		}
+		e := 0.5 * s.delta
+		ext := geom.Vec3{X: e, Y: e, Z: e}
+		pad := geom.Vec3{X: s.delta, Y: s.delta, Z: s.delta}
+		for i, x := range c.X {
+			y := x.Add(c.V[i].Scale(dt))
+			lo := geom.Vec3{X: math.Min(x.X, y.X), Y: math.Min(x.Y, y.Y), Z: math.Min(x.Z, y.Z)}
+			hi := geom.Vec3{X: math.Max(x.X, y.X), Y: math.Max(x.Y, y.Y), Z: math.Max(x.Z, y.Z)}
+			if s.swLo[i] != lo || s.swHi[i] != hi || s.plo[i] != lo.Sub(ext) || s.phi[i] != hi.Add(ext) {
+				t.Fatalf("step %d (%d passes): vertex %d's box %v–%v, afresh %v–%v", step, st.Iterations, i, s.swLo[i], s.swHi[i], lo, hi)
+			}
+		}
+		for f, tr := range c.Tris {
+			lo, hi := s.swLo[tr[0]], s.swHi[tr[0]]
+			for _, v := range tr[1:] {
+				lo = geom.Vec3{X: math.Min(lo.X, s.swLo[v].X), Y: math.Min(lo.Y, s.swLo[v].Y), Z: math.Min(lo.Z, s.swLo[v].Z)}
+				hi = geom.Vec3{X: math.Max(hi.X, s.swHi[v].X), Y: math.Max(hi.Y, s.swHi[v].Y), Z: math.Max(hi.Z, s.swHi[v].Z)}
+			}
+			if s.self.lo[f] != lo.Sub(pad) || s.self.hi[f] != hi.Add(pad) {
+				t.Fatalf("step %d (%d passes): face %d's box %v–%v, afresh %v–%v", step, st.Iterations, f, s.self.lo[f], s.self.hi[f], lo.Sub(pad), hi.Add(pad))
+			}
+		}
+		for i := range c.X {
+			c.X[i] = c.X[i].Add(c.V[i].Scale(dt))
+		}
+	}
+	t.Logf("%d of 60 calls took more than one pass", several)
+	if several == 0 {
+		t.Error("no call took a second pass: the passes over changed velocities went untested")
+	}
+}

@@ -160,6 +160,9 @@ type Solver struct {
 	// per vertex, set by detect: the swept box, and narrowSelf's point box
 	swLo, swHi, plo, phi []geom.Vec3
 	useDirty             bool
+	// detect's box passes, bound once, and their pads
+	vertexBoxFn, faceBoxFn func(k, lo, hi int)
+	boxPad, boxExt         geom.Vec3
 	// triangle pairs and cloth boxes of the proximity query, reused by the
 	// CCD passes (outgrown, extendCand)
 	cand           [parallel.Chunks][]cand
@@ -204,7 +207,8 @@ func NewSolver() *Solver {
 	s.detectC = s.detectCandChunk
 	s.certifyFn = s.certifyChunk
 	s.adjacencyFn = s.adjacencyChunk
-	s.adjacencyFn = s.adjacencyChunk
+	s.vertexBoxFn = s.vertexBoxChunk
+	s.faceBoxFn = s.faceBoxChunk
 	s.patchPairsFn = s.patchPairsChunk
 	s.patchTestFn = s.patchTestChunk
 	s.extendSelfFn = s.extendSelfChunk
