@@ -51,8 +51,8 @@ func (c *Cloth) Step() error {
 	if p.AirDrag > 0 {
 		c.normals()
 	}
-	drag := int32(-1)
-	if c.drag.on {
+	drag := int32(-1) // coarsening never removes the dragged particle (coarsen)
+	if c.drag.on && int(c.drag.id) < len(o.idx) {
 		drag = o.idx[c.drag.id]
 	}
 	L := c.deep
