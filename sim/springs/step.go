@@ -108,12 +108,13 @@ func (c *Cloth) Step() error {
 // now checks that the same grid from the same state steps bit for bit
 // alike; with the particles in ID order it fails, a particle 8 mm from
 // where the uniform sheet's is after 20 steps), and neighbours lay far
-// apart in memory. In slot
-// order the step depends on the grid only. The fully refined dynamic pole,
-// which has the uniform run's springs, took 7–9 % longer per step than the
-// uniform one before and 1.5–2.4 % after (the median step over 5 s, 20
-// steps of each in turn, two runs each); the uniform run's own step did not
-// change measurably.
+// apart in memory. In slot order the step depends on the grid only. The
+// fully refined dynamic pole, which has the uniform run's springs, took
+// 6–9 % longer per step than the uniform one before, and between 2 %
+// longer and 9 % shorter after (the median step over 5 s, 20 steps of each
+// in turn, five runs each; the two cloths lie differently, which moves the
+// cost of the obstacle projections); the uniform run's own step did not change
+// measurably.
 type stepOrder struct {
 	ids  []int32  // particle ID at step index k
 	idx  []int32  // step index of each ID, −1 for a free ID
