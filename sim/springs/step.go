@@ -112,9 +112,9 @@ func (c *Cloth) Step() error {
 // fully refined dynamic pole, which has the uniform run's springs, took
 // 6–9 % longer per step than the uniform one before, and between 2 %
 // longer and 9 % shorter after (the median step over 5 s, 20 steps of each
-// in turn, five runs each; the two cloths lie differently, which moves the
-// cost of the obstacle projections); the uniform run's own step did not change
-// measurably.
+// in turn, five runs each; the two cloths lie differently, so their
+// corrections and obstacle projections differ too); the uniform run's own
+// step did not change measurably.
 type stepOrder struct {
 	ids  []int32  // particle ID at step index k
 	idx  []int32  // step index of each ID, −1 for a free ID
