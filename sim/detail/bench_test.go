@@ -464,8 +464,7 @@ func whileSimulating(b *testing.B, g *gathered, level int, live bool) {
 				}
 				time.Sleep(100 * time.Microsecond)
 			}
-			mine.Level = level
-			f = mine
+			f = mine // Level 0: the Detailer's, level
 		}
 		t0 := time.Now()
 		st, err := det.Update(f, &s)

@@ -424,11 +424,13 @@ func TestSpringsIndependentOfOrder(t *testing.T) {
 		}
 		u.SubdivideUniform(p.MaxLayer)
 		perturb(u, rand.New(rand.NewSource(3)), 0.01)
+		for id := range u.vel {
+			u.vel[id] = u.vel[id].Scale(0.01)
+		}
 		for k, id := range u.slot {
 			if id >= 0 {
 				q := c.slot[k]
-				c.pos[q], c.vel[q], c.mass[q], c.target[q] = u.pos[id], u.vel[id].Scale(0.01), u.mass[id], u.target[id]
-				u.vel[id] = c.vel[q]
+				c.pos[q], c.vel[q], c.mass[q], c.target[q] = u.pos[id], u.vel[id], u.mass[id], u.target[id]
 			}
 		}
 		c.rebuild()
