@@ -18,11 +18,15 @@ import (
 // one is being worked on replaces any older waiting one (latest only),
 // so on a slow machine the detail lags a few frames behind and skips
 // frames, but never queues up. At level 1 on the 10,000-triangle gathered
-// curtain one update costs about 30 ms of CPU, and beside the simulation,
-// which keeps both cores busy, it is ready after about 28 ms as this
-// worker feeds it (the median; 26–39 ms over runs, sim/detail's
-// BenchmarkWhileSimulating, live): about a 30 fps frame, too long to make
-// the render loop wait; hence the goroutine.
+// curtain one update to convergence within the iteration budget costs
+// about 30 ms of CPU, more than a 30 fps frame beside the simulation,
+// which keeps both cores busy; the worker gives an update
+// detail.ViewerTimeLimit (25 ms), after which the Gauss–Newton iteration
+// stops and the warm start carries the rest to the next update. So the
+// update is ready after 22–26 ms as this worker feeds it (the median over
+// runs; 90th percentile 26–43 ms; sim/detail's BenchmarkWhileSimulating,
+// live): still too long to make the render loop wait; hence the
+// goroutine.
 type detailWorker struct {
 	mu      sync.Mutex
 	wake    chan struct{} // capacity 1: a request is waiting
@@ -91,7 +95,9 @@ func (w *detailWorker) Result() (render.Mesh, uint64, error, time.Duration) {
 
 func (w *detailWorker) run() {
 	defer w.wg.Done()
-	d := detail.NewDetailer(detail.DefaultParams())
+	p := detail.DefaultParams()
+	p.TimeLimit = detail.ViewerTimeLimit
+	d := detail.NewDetailer(p)
 	var surf detail.Surface
 	for {
 		select {

@@ -360,7 +360,7 @@ func BenchmarkWhileSimulating(b *testing.B) {
 		for _, live := range []bool{false, true} {
 			mode := map[bool]string{false: "recorded", true: "live"}[live]
 			b.Run(fmt.Sprintf("%s/level=%d/%s", c.name, c.level, mode), func(b *testing.B) {
-				whileSimulating(b, gatheredRun(b, c.name), c.level, live)
+				whileSimulating(b, gatheredRun(b, c.name), c.level, live, nil)
 			})
 		}
 	}
@@ -397,17 +397,41 @@ func (p *published) take(f *Frame, seen int) (_ *Frame, seq int, ok bool) {
 	return f, p.seq, true
 }
 
-func whileSimulating(b *testing.B, g *gathered, level int, live bool) {
+// limitedUpdate is one Update of whileSimulating: its frame and, when
+// the time limit stopped it, the iterations it took (else 0).
+type limitedUpdate struct {
+	f   *Frame
+	its int
+}
+
+// whileSimulating details g's frames while g's simulation runs, with the
+// viewer's parameters (ViewerTimeLimit), and reports the metrics of
+// BenchmarkWhileSimulating. With rec, it appends every Update, the
+// warm-up's included, to *rec.
+func whileSimulating(b *testing.B, g *gathered, level int, live bool, rec *[]limitedUpdate) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	p := DefaultParams()
-	p.Level = level
+	p.Level, p.TimeLimit = level, ViewerTimeLimit
 	det := NewDetailer(p)
 	var s Surface
+	record := func(f *Frame, st Stats) {
+		if rec == nil {
+			return
+		}
+		u := limitedUpdate{f: &Frame{Pos: slices.Clone(f.Pos), Rest: slices.Clone(f.Rest), Tris: slices.Clone(f.Tris), Level: f.Level}}
+		if st.TimedOut {
+			u.its = st.Iterations
+		}
+		*rec = append(*rec, u)
+	}
 	for i := 0; i < 2*len(g.fps); i++ {
-		if _, err := det.Update(pingPong(g.fps, i), &s); err != nil {
+		f := pingPong(g.fps, i)
+		st, err := det.Update(f, &s)
+		if err != nil {
 			b.Fatal(err)
 		}
+		record(f, st)
 	}
 	stepMs := func(n int) float64 {
 		t0 := time.Now()
@@ -445,7 +469,7 @@ func whileSimulating(b *testing.B, g *gathered, level int, live bool) {
 		simTime = time.Since(t0)
 	}()
 	wall := make([]float64, b.N)
-	var rebuilt, apart float64
+	var rebuilt, apart, timedOut float64
 	mine, seen := &Frame{}, 0
 	b.ResetTimer()
 	c0 := threadCPUTime()
@@ -475,6 +499,10 @@ func whileSimulating(b *testing.B, g *gathered, level int, live bool) {
 		if st.Rebuilt {
 			rebuilt++
 		}
+		if st.TimedOut {
+			timedOut++
+		}
+		record(f, st)
 	}
 	cpu := threadCPUTime() - c0
 	b.StopTimer()
@@ -495,7 +523,69 @@ func whileSimulating(b *testing.B, g *gathered, level int, live bool) {
 		b.ReportMetric(float64(simTime.Microseconds())/1000/float64(steps), "sim-step-ms")
 	}
 	b.ReportMetric(rebuilt/n, "rebuilt/op")
+	b.ReportMetric(timedOut/n, "timed-out/op")
 	if live && b.N > 1 {
 		b.ReportMetric(apart/(n-1), "steps/op")
 	}
+}
+
+// BenchmarkTimeLimitAccuracy measures what ViewerTimeLimit costs in
+// accuracy on the level-1 adaptive curtain. It details the live Updates of
+// BenchmarkWhileSimulating (b.N of them, after its warm-up), then replays
+// their frames three times without a time limit: with the iterations the
+// limit left each Update (which gives the live result bit for bit), with
+// DefaultParams' full budget, and to convergence (50 × 200 iterations,
+// CGTol 10⁻⁶), each from its own previous frame. p99-limited-h and
+// p99-budget-h are the median over the live Updates of the 99th
+// percentile over the fine points of |d − d_converged|, in mean fine
+// edges h̄ of the converged surface.
+func BenchmarkTimeLimitAccuracy(b *testing.B) {
+	g := gatheredRun(b, "curtain-adaptive")
+	var rec []limitedUpdate
+	whileSimulating(b, g, 1, true, &rec)
+	b.StopTimer()
+	warm := len(rec) - b.N
+	replay := func(p Params, limited bool) (ds [][]float64, hbar []float64) {
+		det := NewDetailer(p)
+		var s Surface
+		for _, u := range rec {
+			q := p
+			if limited && u.its > 0 {
+				q.MaxIter = u.its
+			}
+			if err := det.SetParams(q); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := det.Update(u.f, &s); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, slices.Clone(det.D()))
+			sum := 0.0
+			for _, t := range s.Tris {
+				sum += s.Pos[t[0]].Sub(s.Pos[t[1]]).Norm() + s.Pos[t[1]].Sub(s.Pos[t[2]]).Norm() + s.Pos[t[2]].Sub(s.Pos[t[0]]).Norm()
+			}
+			hbar = append(hbar, sum/float64(3*len(s.Tris)))
+		}
+		return ds, hbar
+	}
+	p := DefaultParams()
+	limited, _ := replay(p, true)
+	budget, _ := replay(p, false)
+	p.MaxIter, p.MaxCG, p.CGTol, p.Tolerance = 50, 200, 1e-6, 1e-9
+	conv, hbar := replay(p, false)
+	p99 := func(ds [][]float64) float64 {
+		var per []float64
+		for i := warm; i < len(rec); i++ {
+			e := make([]float64, len(ds[i]))
+			for k := range e {
+				e[k] = math.Abs(ds[i][k]-conv[i][k]) / hbar[i]
+			}
+			slices.Sort(e)
+			per = append(per, e[len(e)*99/100])
+		}
+		slices.Sort(per)
+		return per[len(per)/2]
+	}
+	b.ReportMetric(p99(limited), "p99-limited-h")
+	b.ReportMetric(p99(budget), "p99-budget-h")
 }

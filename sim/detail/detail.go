@@ -100,6 +100,13 @@ type Params struct {
 	Tolerance float64 // stop when the Gauss–Newton decrement ½·gᵀH⁻¹g falls below Tolerance × the energy scale; (0, 1)
 	CGTol     float64 // relative residual at which a CG solve stops; (0, 1)
 	WarmStart bool    // start from the previous frame's d (false: from 0 every frame)
+	// TimeLimit bounds an Update's wall time for an interactive caller:
+	// no Gauss–Newton iteration after the first starts if the last one's
+	// duration would carry it past TimeLimit from the Update's start. The
+	// warm start carries what is left over to the next frame, as it does
+	// for the iteration budget. 0: no limit (the result then depends on
+	// the input only, not on the machine's speed). ≥ 0.
+	TimeLimit time.Duration
 }
 
 // DefaultParams returns the settings for the viewer: level 1, the face
@@ -142,6 +149,30 @@ func DefaultParams() Params {
 	}
 }
 
+// ViewerTimeLimit is the TimeLimit the viewer's detail worker gives an
+// Update: a frame at 30 fps (33 ms) less the output's millisecond and a
+// margin for an iteration that runs longer than the last one.
+//
+// Measured at level 1 on the gathered adaptive curtain (10,000
+// triangles) as the worker gets it beside the running simulation
+// (BenchmarkWhileSimulating, live, 2 cores, 2026-11-26): the median Update
+// took 21.9–26.2 ms over 22 runs, against 25.0–34.4 ms without the limit
+// (8 runs taking turns with them); the 90th percentile 26–43 ms (at most
+// 30 ms in 15 runs) against 35–54 ms. The limit stopped 40–100 % of the
+// Updates after 1–3 of the 4 iterations; those that rebuilt the fine
+// topology (13–20 %) stopped after the first and make the 90th
+// percentile, the rebuild with the active set alone taking 17–30 ms
+// there. What it costs the surface (BenchmarkTimeLimitAccuracy):
+// replaying the same Updates to convergence, the 99th percentile over the
+// fine points of |d − d_converged| was, as the median over the Updates,
+// 0.20–0.28 h̄ with the limit against 0.25 h̄ with the full iteration
+// budget (4 runs; h̄ = 14 mm, the mean fine edge): within the spread
+// between runs, the budget's own distance being mostly folds that settle
+// over a few frames. Limits of 20, 28 and 30 ms measured the same in
+// accuracy (0.23–0.26 h̄; two runs each of a scratch copy of that
+// benchmark).
+const ViewerTimeLimit = 25 * time.Millisecond
+
 // Validate reports the first setting out of range.
 func (p Params) Validate() error {
 	switch {
@@ -167,6 +198,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("detail: Tolerance %g outside (0, 1)", p.Tolerance)
 	case !(p.CGTol > 0 && p.CGTol < 1):
 		return fmt.Errorf("detail: CGTol %g outside (0, 1)", p.CGTol)
+	case p.TimeLimit < 0:
+		return fmt.Errorf("detail: TimeLimit %v must not be negative", p.TimeLimit)
 	}
 	return nil
 }
@@ -180,6 +213,7 @@ type Stats struct {
 	Rebuilt      bool    // the fine topology was rebuilt (coarse faces changed)
 	Carried      int     // fine points whose d was carried over from the previous frame
 	Iterations   int     // Gauss–Newton iterations taken
+	TimedOut     bool    // Params.TimeLimit stopped the Gauss–Newton iteration
 	CGIterations int     // conjugate-gradient iterations, all solves together
 	Backtracks   int     // step halvings in the line searches
 	Energy0      float64 // energy at the start d, J
@@ -355,7 +389,7 @@ func (d *Detailer) Update(f *Frame, dst *Surface) (Stats, error) {
 			st.Compressed++
 		}
 	}
-	d.solve(&st)
+	d.solve(&st, start)
 
 	// Output.
 	nf := t.nf

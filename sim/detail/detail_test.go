@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"drape/sim/geom"
 )
@@ -296,6 +297,48 @@ func TestWarmStart(t *testing.T) {
 		t.Errorf("iterations over frames 2–10: warm=%d, cold=%d; want warm < cold/2", itWarm, itCold)
 	}
 	t.Logf("Gauss–Newton iterations over 9 frames: warm %d, cold %d", itWarm, itCold)
+}
+
+// TestTimeLimit: a limit shorter than any iteration stops the
+// Gauss–Newton iteration after the first one, which is always taken, and
+// the following Updates of the same frame carry the convergence on from
+// there (warm start): as many of them as the unlimited Update took
+// iterations reach its energy.
+func TestTimeLimit(t *testing.T) {
+	f := compressX(curved(sheet(t, 1, 0.5, 10, 5), 0.02), 0.1)
+	p := converged()
+	free := NewDetailer(p)
+	var s Surface
+	st, err := free.Update(f, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TimedOut || st.Iterations < 3 {
+		t.Fatalf("without a limit: %d iterations, timed out %v; want ≥ 3 and false", st.Iterations, st.TimedOut)
+	}
+	want := st.Energy
+	p.TimeLimit = time.Nanosecond
+	limited := NewDetailer(p)
+	var e0 float64
+	for k := 0; k < st.Iterations; k++ {
+		sl, err := limited.Update(f, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sl.Iterations != 1 || !sl.TimedOut {
+			t.Fatalf("Update %d with a 1 ns limit: %d iterations, timed out %v; want 1 and true", k, sl.Iterations, sl.TimedOut)
+		}
+		if k == 0 {
+			e0 = sl.Energy
+		}
+		if k == st.Iterations-1 && !(sl.Energy < e0 && math.Abs(sl.Energy-want) <= 1e-6*want) {
+			t.Errorf("after %d limited Updates E = %g (first %g); want the unlimited Update's %g", st.Iterations, sl.Energy, e0, want)
+		}
+	}
+	p.TimeLimit = -time.Millisecond
+	if err := p.Validate(); err == nil {
+		t.Error("a negative TimeLimit validated")
+	}
 }
 
 // TestWarmStartAcrossTopology splits one coarse face into three (as a √3

@@ -2,6 +2,7 @@ package detail
 
 import (
 	"math"
+	"time"
 
 	"drape/sim/geom"
 )
@@ -505,8 +506,10 @@ func dot(a, b []float64) float64 {
 // E(d + αδ) ≤ E(d) + 10⁻⁴·α·∇Eᵀδ holds; from the second iteration on, stop
 // when the decrement −½∇Eᵀδ is below Tolerance × the energy scale (the
 // membrane energy of d = 0 plus the current bending and foundation
-// energy), or when no step lowers E.
-func (d *Detailer) solve(st *Stats) {
+// energy), or when no step lowers E; and, with Params.TimeLimit, before an
+// iteration that the last one's duration says would end past the limit
+// from start.
+func (d *Detailer) solve(st *Stats, start time.Time) {
 	p := d.p
 	d.activeSet()
 	s := &d.sys
@@ -516,7 +519,13 @@ func (d *Detailer) solve(st *Stats) {
 	}
 	e := d.energy(s.d, true)
 	st.Energy0 = e
+	var last time.Duration // the last iteration's wall time
 	for it := 0; it < p.MaxIter && s.na > 0; it++ {
+		t0 := time.Now()
+		if it > 0 && p.TimeLimit > 0 && t0.Sub(start)+last > p.TimeLimit {
+			st.TimedOut = true
+			break
+		}
 		d.gradient(s.d, s.grad)
 		d.gnDiag()
 		g := s.grad[:s.na]
@@ -560,6 +569,7 @@ func (d *Detailer) solve(st *Stats) {
 		if !accepted {
 			break
 		}
+		last = time.Since(t0)
 	}
 	for k, i := range s.act {
 		d.d[i] = s.d[k]
