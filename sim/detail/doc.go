@@ -173,10 +173,12 @@
 // gathering) the warm start leaves more to do: without the limit the
 // 2,000-triangle curtain's live Updates took 7.5–9.3 ms later on and
 // 16.5–18.4 ms right after. The simulation never waits for the detail,
-// but shares the cores with it: its step was up to half as long again
-// while the detail ran without the limit (its step alone is timed over 10
-// steps before and after, and moves with the state as much); with it the
-// detail takes 17–25 ms of CPU per Update instead of 25–34.
+// but shares the cores with it: with the limit the detail takes 17–25 ms
+// of CPU per Update instead of 25–34, and BenchmarkSimulationDelay, which
+// takes turns of 10 steps with and without the detail in the same
+// stretch, found the step 1.13–1.18× as long with it (4 runs, `-benchtime
+// 8x`); sim-step-ms against sim-alone-ms of BenchmarkWhileSimulating
+// (alone: 10 steps before and after) moves with the state as much.
 //
 // The package is pure Go and starts no goroutines, and it does not use
 // the simulation's worker pool (sim/parallel): that pool runs one loop at
