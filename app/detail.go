@@ -58,9 +58,10 @@ func (w *detailWorker) Close() {
 }
 
 // Request asks for the detailed surface of snapshot surface s (seq) at
-// level. It copies what it needs, so s may be reused at once. A surface
-// without material coordinates is ignored.
-func (w *detailWorker) Request(s *Surface, seq uint64, level int) {
+// level, kept out of obstacles obs (the snapshot's). It copies what it
+// needs, so s and obs may be reused at once. A surface without material
+// coordinates is ignored.
+func (w *detailWorker) Request(s *Surface, obs []ObstacleInfo, seq uint64, level int) {
 	nv := s.NumVerts()
 	if len(s.Rest) != 2*nv || nv == 0 {
 		return
@@ -74,7 +75,7 @@ func (w *detailWorker) Request(s *Surface, seq uint64, level int) {
 	if f == nil {
 		f = &detail.Frame{}
 	}
-	frameOf(s, f, level)
+	frameOf(s, obs, f, level)
 	w.pending, w.seq, w.level = f, seq, level
 	w.mu.Unlock()
 	select {
@@ -179,12 +180,12 @@ func newSyncDetail(level int) (*syncDetail, error) {
 	return &syncDetail{d: detail.NewDetailer(p), level: level}, nil
 }
 
-// mesh returns the detailed surface of s.
-func (sd *syncDetail) mesh(s *Surface) (render.Mesh, error) {
+// mesh returns the detailed surface of s, kept out of obstacles obs.
+func (sd *syncDetail) mesh(s *Surface, obs []ObstacleInfo) (render.Mesh, error) {
 	if len(s.Rest) != 2*s.NumVerts() {
 		return render.Mesh{}, fmt.Errorf("the model publishes no material coordinates")
 	}
-	frameOf(s, &sd.frame, sd.level)
+	frameOf(s, obs, &sd.frame, sd.level)
 	if _, err := sd.d.Update(&sd.frame, &sd.surf); err != nil {
 		return render.Mesh{}, err
 	}
@@ -192,10 +193,16 @@ func (sd *syncDetail) mesh(s *Surface) (render.Mesh, error) {
 }
 
 // frameOf fills f with snapshot surface s (positions, material
-// coordinates, faces) in float64, reusing f's storage.
-func frameOf(s *Surface, f *detail.Frame, level int) {
+// coordinates, faces) in float64 and obstacles obs, reusing f's storage.
+func frameOf(s *Surface, obs []ObstacleInfo, f *detail.Frame, level int) {
 	nv := s.NumVerts()
 	f.Pos, f.Rest, f.Tris, f.Level = f.Pos[:0], f.Rest[:0], f.Tris[:0], level
+	f.Obstacles = f.Obstacles[:0]
+	for _, o := range obs {
+		if o.Shape != nil {
+			f.Obstacles = append(f.Obstacles, detail.ObstacleAt(o.Shape, o.Pose))
+		}
+	}
 	for i := 0; i < nv; i++ {
 		f.Pos = append(f.Pos, geom.Vec3{X: float64(s.Pos[3*i]), Y: float64(s.Pos[3*i+1]), Z: float64(s.Pos[3*i+2])})
 		f.Rest = append(f.Rest, geom.Vec2{X: float64(s.Rest[2*i]), Y: float64(s.Rest[2*i+1])})

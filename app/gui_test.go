@@ -264,14 +264,7 @@ func TestGUIDragPin(t *testing.T) {
 		t.Errorf("pin target moved from %v to %v, want right (+x) and down (−y)", pin.Target, p.Target)
 	}
 
-	stderr := v.stop()
-	final, err := readState(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if final.GLErrors != 0 || strings.Contains(stderr, "GL error") {
-		t.Errorf("OpenGL errors: got=%d, want=0\n%s", final.GLErrors, stderr)
-	}
+	final := v.stopClean()
 	if !final.Finite {
 		t.Errorf("simulation not finite at exit: %s", final.Error)
 	}
@@ -353,6 +346,21 @@ func (v *liveViewer) stop() string {
 		v.t.Errorf("OpenGL errors: %s", v.stderr.String())
 	}
 	return v.stderr.String()
+}
+
+// stopClean stops the viewer (stop) and returns the state it wrote last,
+// failing the test if it counted any OpenGL error.
+func (v *liveViewer) stopClean() State {
+	v.t.Helper()
+	stderr := v.stop()
+	final, err := readState(v.state)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	if final.GLErrors != 0 || strings.Contains(stderr, "GL error") {
+		v.t.Errorf("OpenGL errors: got=%d, want=0\n%s", final.GLErrors, stderr)
+	}
+	return final
 }
 
 // readPNG decodes the PNG file at path or fails the test.

@@ -59,6 +59,7 @@ func (c *obstacleCache) fill(dst *Snapshot, obs []*obstacle.Obstacle, t float64)
 	for i := range c.items {
 		src, d := &c.items[i], &dst.Obstacles[i]
 		d.Name, d.Kind, d.Friction, d.Offset, d.Center = src.Name, src.Kind, src.Friction, src.Offset, src.Center
+		d.Shape, d.Pose = src.Shape, src.Pose
 		d.Pos = append(d.Pos[:0], src.Pos...)
 		d.Normal = append(d.Normal[:0], src.Normal...)
 		d.Tris = append(d.Tris[:0], src.Tris...)
@@ -93,6 +94,7 @@ func (c *obstacleCache) update(obs []*obstacle.Obstacle, t float64, lo, hi [3]fl
 		it := &c.items[i]
 		off := o.Offset()
 		it.Name, it.Kind, it.Friction = o.Name(), o.Kind, o.Friction
+		it.Shape, it.Pose = o, k.pose
 		it.Offset = [3]float32{float32(off.X), float32(off.Y), float32(off.Z)}
 		if o.Kind == obstacle.Plane {
 			it.Pos, it.Normal, it.Tris = planeSurface(it.Pos[:0], it.Normal[:0], it.Tris[:0], k.centre, n)

@@ -136,7 +136,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		cr.update(snap.Stats.CurvAbsP98, k == 0)
 		mesh := snap.Drawn().mesh()
 		if det != nil {
-			if mesh, err = det.mesh(&snap.Surface); err != nil {
+			if mesh, err = det.mesh(&snap.Surface, snap.Obstacles); err != nil {
 				return res, fmt.Errorf("recording %s: detail: %w", snap.Scene, err)
 			}
 		}

@@ -108,6 +108,12 @@ type ObstacleInfo struct {
 	Pos      []float32  // surface vertex i at Pos[3*i : 3*i+3], world m
 	Normal   []float32  // unit outward normal of vertex i at Normal[3*i : 3*i+3]
 	Tris     []uint32   // face f's vertices at Tris[3*f : 3*f+3], counter-clockwise from outside
+
+	// Shape at Pose is the obstacle itself, for the detail surface's
+	// distance queries (detail.ObstacleAt): only its queries at a pose,
+	// which read its fixed shape, may be called through it.
+	Shape *obstacle.Obstacle
+	Pose  obstacle.Pose
 }
 
 // PinInfo is one pinned vertex of a Snapshot.

@@ -45,6 +45,10 @@ type State struct {
 	// last frame (Shift + left drag), −1 for none.
 	DraggedObstacle int `json:"dragged_obstacle"`
 
+	// Detail is the physics-aware detail surface (D); absent while Detail
+	// is off.
+	Detail *DetailState `json:"detail,omitempty"`
+
 	// Springs are the spring cloth's parameters in force, with the keys of
 	// a scene's "springs" block (springs.ParamTable); absent for the FEM
 	// cloth.
@@ -55,6 +59,13 @@ type State struct {
 	// "adaptive" (the Adaptivity checkbox), "g_max" (its slider),
 	// "wireframe" (the Display checkbox) and "triangles plot" (Stats).
 	Widgets map[string][4]float32 `json:"widgets"`
+}
+
+// DetailState is the detail surface in State.
+type DetailState struct {
+	Shown     bool   `json:"shown"`     // the cloth drawn in the last frame is the detail surface
+	Triangles int    `json:"triangles"` // its triangles
+	Status    string `json:"status"`    // the Display panel's line about it
 }
 
 // ObstacleState is one obstacle in State.

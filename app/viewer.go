@@ -131,11 +131,12 @@ type viewer struct {
 	obs   obstacleDrawer
 	det   *detailWorker // physics-aware detail (Tsiknis ch. 3), started on first use
 
-	strain            strainColors // the strain colour mode's scalar
-	uploadedStrain    bool         // the uploaded mesh carries strain colours
-	requestedSeq      uint64       // snapshot last handed to det
-	requestedLevel    int
-	uploadedDetailSeq uint64 // det result last uploaded; 0: the snapshot's own surface is uploaded
+	strain             strainColors // the strain colour mode's scalar
+	uploadedStrain     bool         // the uploaded mesh carries strain colours
+	requestedSeq       uint64       // snapshot last handed to det
+	requestedLevel     int
+	uploadedDetailSeq  uint64 // det result last uploaded; 0: the snapshot's own surface is uploaded
+	uploadedDetailTris int    // its triangles
 
 	cam     render.Camera
 	in      *Interaction
@@ -305,6 +306,9 @@ func (v *viewer) idle() bool {
 // state returns the --state contents for the current frame.
 func (v *viewer) state() State {
 	st := stateOf(v.snap, &v.cam, v.frames, v.glErrors, v.in.Dragged, v.ui.messageLog, v.fps, v.ui.widgets)
+	if t := &v.ui.toggles; t.detail {
+		st.Detail = &DetailState{Shown: v.detailShown(), Triangles: v.uploadedDetailTris, Status: t.detailLine}
+	}
 	st.DraggedObstacle = v.in.Obstacle
 	return st
 }
@@ -491,7 +495,7 @@ func (v *viewer) updateDetail(snap *Snapshot) {
 		v.det = newDetailWorker()
 	}
 	if snap.Seq != 0 && (snap.Seq != v.requestedSeq || int(t.detailLevel) != v.requestedLevel) {
-		v.det.Request(&snap.Surface, snap.Seq, int(t.detailLevel))
+		v.det.Request(&snap.Surface, snap.Obstacles, snap.Seq, int(t.detailLevel))
 		v.requestedSeq, v.requestedLevel = snap.Seq, int(t.detailLevel)
 		v.lastActive = v.win.Time() // keep drawing until the result arrives
 	}
@@ -501,7 +505,7 @@ func (v *viewer) updateDetail(snap *Snapshot) {
 		if err := v.cloth.Upload(m); err != nil {
 			fmt.Fprintf(v.o.Stderr, "drape view: detail of snapshot %d: %v\n", seq, err)
 		}
-		v.uploadedDetailSeq = seq
+		v.uploadedDetailSeq, v.uploadedDetailTris = seq, len(m.Tris)/3
 	}
 	if seq != snap.Seq {
 		v.lastActive = v.win.Time() // a newer result is on its way

@@ -173,7 +173,12 @@ func Run(o RunOptions, stdout io.Writer) error {
 				return nil
 			}
 			if det != nil {
-				if _, err := det.Update(detail.FrameOf(s.Mesh, &frame), &surf); err != nil {
+				detail.FrameOf(s.Mesh, &frame)
+				frame.Obstacles = frame.Obstacles[:0]
+				for _, ob := range s.Obstacles() {
+					frame.Obstacles = append(frame.Obstacles, detail.ObstacleAt(ob, ob.Pose(s.Time)))
+				}
+				if _, err := det.Update(&frame, &surf); err != nil {
 					return fmt.Errorf("detail of step %d: %w", i, err)
 				}
 				return writeDetailFile(filepath.Join(o.Out, fmt.Sprintf("frame_%06d.%s", i, o.Format)), &surf, o.Format)

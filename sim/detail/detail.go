@@ -16,11 +16,25 @@ const MaxLevel = 3
 // and faces, compacted (vertex i at Pos[i], material coordinates Rest[i];
 // Tris: 3 indices into Pos per face, counter-clockwise in Rest). Level, when
 // in [1, MaxLevel], overrides Params.Level for this frame; 0 keeps it.
+// Obstacles are the bodies the detailed surface stays out of (see
+// Obstacle); nil for none.
 type Frame struct {
-	Pos   []geom.Vec3
-	Rest  []geom.Vec2
-	Tris  [][3]int32
-	Level int
+	Pos       []geom.Vec3
+	Rest      []geom.Vec2
+	Tris      [][3]int32
+	Level     int
+	Obstacles []Obstacle
+}
+
+// Obstacle is a body the detailed surface must not enter (Tsiknis ch. 3:
+// the displacements of a step are tested at the full step and scaled back
+// to where the surface is intersection-free). SignedDistance returns the
+// signed distance from a world point to its surface, m, negative inside;
+// it must be safe for concurrent use. Lo and Hi bound the body (±Inf for
+// an unbounded one); only fine points within |d| of that box are tested.
+type Obstacle struct {
+	Lo, Hi         geom.Vec3
+	SignedDistance func(p geom.Vec3) float64
 }
 
 // Surface is the detailed fine mesh: Pos[i] = x_i + d_i·n̂_i, Normal the
@@ -221,6 +235,7 @@ type Stats struct {
 	MaxD         float64 // max |d_i|, m
 	Compressed   int     // coarse faces with compression c > 0
 	Active       int     // fine points the solve could move (folds and 3 rings around)
+	Cleared      int     // fine points whose displacement an obstacle scaled back
 	Time         time.Duration
 }
 
@@ -302,6 +317,14 @@ func checkFrame(f *Frame) error {
 	}
 	if len(f.Rest) != len(f.Pos) {
 		return fmt.Errorf("detail: %d rest coordinates for %d positions", len(f.Rest), len(f.Pos))
+	}
+	for k, o := range f.Obstacles {
+		if o.SignedDistance == nil {
+			return fmt.Errorf("detail: obstacle %d has no signed distance", k)
+		}
+		if !(o.Lo.X <= o.Hi.X && o.Lo.Y <= o.Hi.Y && o.Lo.Z <= o.Hi.Z) {
+			return fmt.Errorf("detail: obstacle %d has empty or undefined bounds", k)
+		}
 	}
 	if len(f.Tris) == 0 {
 		return errors.New("detail: frame has no faces")
@@ -390,6 +413,7 @@ func (d *Detailer) Update(f *Frame, dst *Surface) (Stats, error) {
 		}
 	}
 	d.solve(&st, start)
+	st.Cleared = d.clear(f.Obstacles)
 
 	// Output.
 	nf := t.nf

@@ -4,7 +4,8 @@ import "drape/sim/geom"
 
 // FrameOf fills dst (allocating when nil) with the live vertices and faces
 // of m, compacted in slot order: vertex slot i becomes index k when it is
-// the k-th live slot. Level is left as it was. dst's slices are reused.
+// the k-th live slot. Level and Obstacles are left as they were. dst's
+// slices are reused.
 // The result is valid until m changes; it copies positions, so the caller
 // may let the simulation run on while the Frame is detailed.
 func FrameOf(m *geom.Mesh, dst *Frame) *Frame {

@@ -27,7 +27,10 @@ import (
 //
 // An Obstacle is not safe for concurrent use when SetOffset or Settle
 // runs; the queries (Vertices, SignedDistance, …) may run concurrently
-// with each other.
+// with each other. The queries at a given pose (SignedDistanceAt,
+// BoundsAt, VerticesAt) read only the shape, which never changes, so they
+// may also run while SetOffset or Settle does (the viewer's detail worker
+// keeps testing a snapshot's obstacles while the simulation moves them).
 type Obstacle struct {
 	Kind     Kind
 	Friction float64 // Coulomb μ between cloth and this obstacle
