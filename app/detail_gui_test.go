@@ -37,12 +37,17 @@ func TestGUIDetail(t *testing.T) {
 	detailed := screenshot(plain)
 	t.Logf("detail: %q; screenshots %s, %s", on.Detail.Status, plain, detailed)
 
+	// The box around and below the pins, between the panels (the legend,
+	// which the uncoloured detail surface does not have, goes, and the
+	// Help panel moves down).
 	a, b := readPNG(t, plain), readPNG(t, detailed)
 	lit := func(r, g, bl uint32) bool { return (r+g+bl)>>8 > 300 }
 	changed, litA, litB, bgChanged := 0, 0, 0, 0
-	bd := a.Bounds()
-	for y := bd.Min.Y; y < bd.Max.Y; y++ {
-		for x := 360; x < bd.Max.X; x++ { // right of the sidebar
+	x0 := int(min(st.Pins[0].Pixel[0], st.Pins[1].Pixel[0])) - 100
+	x1 := int(max(st.Pins[0].Pixel[0], st.Pins[1].Pixel[0])) + 100
+	y0 := int(min(st.Pins[0].Pixel[1], st.Pins[1].Pixel[1])) - 30
+	for y := max(0, y0); y < min(a.Bounds().Dy(), y0+360); y++ {
+		for x := max(0, x0); x < min(a.Bounds().Dx(), x1); x++ {
 			ra, ga, ba, _ := a.At(x, y).RGBA()
 			rb, gb, bb, _ := b.At(x, y).RGBA()
 			la, lb := lit(ra, ga, ba), lit(rb, gb, bb)

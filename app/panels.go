@@ -94,6 +94,7 @@ type uiState struct {
 	lastHistSteps int
 	widgets       map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
 	legendH       float32               // legend window height in the previous frame, for stacking Help above it
+	detailDrawn   bool                  // the cloth drawn is the detail surface, which has no colour map (set by the viewer)
 	rec           recStatus
 	adapt         adaptUI            // the Adaptivity panel's edited settings
 	contact       contact.Params     // the Contact panel's edited settings; re-synced like params
@@ -817,11 +818,12 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 }
 
 // legend draws the colour bar of the curvature map with its range, and
-// the automatic/manual range control.
+// the automatic/manual range control; none while the cloth is drawn
+// uncoloured (no map, or the detail surface).
 func (u *uiState) legend(ds [2]float32) {
 	sc := u.scale
 	cm := u.toggles.colorMap
-	if cm == render.ColorMapNone {
+	if cm == render.ColorMapNone || u.detailDrawn {
 		u.legendH = 0
 		return
 	}

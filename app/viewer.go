@@ -482,6 +482,7 @@ func (v *viewer) fitCamera(snap *Snapshot, initial bool) {
 // snapshot's own surface back.
 func (v *viewer) updateDetail(snap *Snapshot) {
 	t := &v.ui.toggles
+	defer func() { v.ui.detailDrawn = v.detailShown() }()
 	if !t.detail {
 		if v.uploadedDetailSeq != 0 {
 			v.uploadedDetailSeq = 0
