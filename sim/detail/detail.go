@@ -31,7 +31,8 @@ type Frame struct {
 // to where the surface is intersection-free). SignedDistance returns the
 // signed distance from a world point to its surface, m, negative inside;
 // it must be safe for concurrent use. Lo and Hi bound the body (±Inf for
-// an unbounded one); only fine points within |d| of that box are tested.
+// an unbounded one); only displaced fine points inside that box are
+// tested.
 type Obstacle struct {
 	Lo, Hi         geom.Vec3
 	SignedDistance func(p geom.Vec3) float64
