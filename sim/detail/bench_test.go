@@ -599,10 +599,11 @@ func BenchmarkTimeLimitAccuracy(b *testing.B) {
 // or finishing its last Update); 1 is no delay.
 //
 // A detail thread at a lower priority (nice 10, Linux setpriority) was
-// tried: over five runs of this benchmark taking turns with it, the
-// ratio was 1.09–1.31 (median 1.13) against 1.02–1.29 (1.15) at the
-// simulation's priority, and the detail's 90th percentile grew by about
-// 4 ms; so the worker runs at the simulation's priority.
+// tried: over five runs of a version of this benchmark whose rounds took
+// turns between such a thread and one at the simulation's priority, the
+// ratio was 1.09–1.31 (median 1.13) against 1.02–1.29 (1.15), and in a
+// scratch test the detail's 90th percentile grew by about 4 ms; so the
+// worker runs at the simulation's priority.
 func BenchmarkSimulationDelay(b *testing.B) {
 	g := gatheredRun(b, "curtain-adaptive")
 	var (
