@@ -72,6 +72,9 @@ func (s *Solver) detect() int {
 		// whose boxes outgrew theirs (extendCand).
 		if s.p.SelfCollision {
 			s.recertify()
+			np := len(s.ps.start) - 1
+			s.pmove, s.prad = grow(s.pmove, np), grow(s.prad, np)
+			parallel.ForChunks(np, s.patchMotionFn)
 		}
 		if s.outgrown() {
 			s.extendCand()
@@ -341,7 +344,7 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 			alo, ahi := s.self.lo[cd.f], s.self.hi[cd.f]
 			var blo, bhi geom.Vec3
 			if cd.body < 0 {
-				if !fdirty[cd.f] && !fdirty[cd.t] {
+				if !fdirty[cd.f] && !fdirty[cd.t] || s.patchFar(cd.f, cd.t, cd.d) {
 					continue
 				}
 				blo, bhi = s.self.lo[cd.t], s.self.hi[cd.t]
@@ -364,6 +367,47 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 			}
 		}
 	}
+}
+
+// patchMotionChunk sets, for the patches [lo, hi), the mean m_p of their
+// vertices' displacements over the step and the largest distance ρ_p of
+// one from it (pmove, prad) for patchFar.
+func (s *Solver) patchMotionChunk(_, lo, hi int) {
+	L := &s.ps.levels[0]
+	v := s.c.V
+	for p := lo; p < hi; p++ {
+		verts := L.verts[L.vstart[p]:L.vstart[p+1]]
+		var m geom.Vec3
+		for _, i := range verts {
+			m = m.Add(v[i])
+		}
+		m = m.Scale(1 / float64(len(verts)))
+		r2 := 0.0
+		for _, i := range verts {
+			d := v[i].Sub(m)
+			r2 = max(r2, d.Dot(d))
+		}
+		s.pmove[p] = m.Scale(s.dt)
+		s.prad[p] = s.dt * math.Sqrt(r2)
+	}
+}
+
+// patchFar reports whether cloth faces f and g, whose primitive pairs are
+// at least d apart at x^n, stay farther apart than δ over the step:
+// farOverStep with a bound of their points' relative displacement from
+// their patches' (pmove, prad: a point's displacement is m_p plus a convex
+// combination of its vertices' d_i − m_p, so two points' relative
+// displacement is at most ρ_p + ρ_q + |m_p − m_q|). It is looser than
+// selfPairLip but reads two patches' records instead of six velocities,
+// so detectCandChunk asks it first: on the full-resolution sphere almost
+// all of the ~46,000 candidate pairs of a CCD pass are neighbours that
+// move together, and reading their boxes, certificates and velocities to
+// rule them out took the first pass 2.5 ms of wall time a step.
+func (s *Solver) patchFar(f, g int32, d float64) bool {
+	p, q := s.ps.of[f], s.ps.of[g]
+	a := d - 2*s.delta - s.prad[p] - s.prad[q]
+	dm := s.pmove[p].Sub(s.pmove[q])
+	return a > 0 && dm.Dot(dm) < a*a
 }
 
 // selfPairLip bounds the change over the step of the distance between any

@@ -39,7 +39,8 @@
 // pairs once, and a cluster that loses its certificate adds the pairs it
 // covered), each with a lower bound of its primitive distances at x^n, so
 // that a pair whose relative motion over the step cannot close that
-// distance is skipped before any cubic (farOverStep). IntersectingPairs
+// distance is skipped before any cubic (farOverStep; first by a bound of
+// the two patches' motions, patchFar). IntersectingPairs
 // counts intersecting non-adjacent cloth triangles for the UI.
 //
 // Decisions (where the papers leave a choice; each is argued at its code):

@@ -426,3 +426,43 @@ func TestOwnership(t *testing.T) {
 	s.clothTopology()
 	check(s)
 }
+
+// TestPatchFarSound checks patchFar against the largest relative
+// displacement over the step of any two vertices of the two faces (the
+// largest of any two of their points): a pair it rules out must stay more
+// than 2δ inside the distance given, for velocities with a common motion,
+// a rotation and per-vertex noise. It fails if a patch's radius is left
+// out of the bound.
+func TestPatchFarSound(t *testing.T) {
+	c := sheet(t, 1, 30, 0, 0, 0, geom.Vec3{})
+	rng := rand.New(rand.NewPCG(3, 0))
+	for i, x := range c.X {
+		c.V[i] = geom.Vec3{X: 0.3 - 2*x.Y, Y: 0.1 + 2*x.X, Z: -1}.Add(geom.Vec3{X: rng.NormFloat64(), Y: rng.NormFloat64(), Z: rng.NormFloat64()}.Scale(0.05))
+	}
+	p := DefaultParams()
+	p.SelfCollision = true
+	s := kernelSolver(c, nil, p)
+	np := len(s.ps.start) - 1
+	s.pmove, s.prad = grow(s.pmove, np), grow(s.prad, np)
+	s.patchMotionChunk(0, 0, np)
+	ruled := 0
+	for n := 0; n < 200000; n++ {
+		f, g := int32(rng.IntN(len(c.Tris))), int32(rng.IntN(len(c.Tris)))
+		d := 0.01 * rng.Float64()
+		if !s.patchFar(f, g, d) {
+			continue
+		}
+		ruled++
+		for _, i := range c.Tris[f] {
+			for _, j := range c.Tris[g] {
+				if m := c.V[i].Sub(c.V[j]).Norm() * s.dt; m > d-2*s.delta {
+					t.Fatalf("faces %d, %d ruled out at d = %g m, but vertices %d and %d move %g m apart over the step", f, g, d, i, j, m)
+				}
+			}
+		}
+	}
+	if ruled < 1000 {
+		t.Fatalf("only %d of the pairs ruled out: the test tests little", ruled)
+	}
+	t.Logf("%d pairs ruled out", ruled)
+}

@@ -157,6 +157,11 @@ type Solver struct {
 	// detect when useDirty); dirtyNext collects the current pass's changes.
 	dirty, dirtyNext []bool
 	fdirty           []bool // per face: a vertex is dirty
+	// per patch, set by the CCD passes with self-collision: the mean of its
+	// vertices' displacements over the step and their largest distance
+	// from it (patchMotionChunk, patchFar)
+	pmove []geom.Vec3
+	prad  []float64
 	// per vertex, set by detect: the swept box, and narrowSelf's point box
 	swLo, swHi, plo, phi []geom.Vec3
 	useDirty             bool
@@ -181,6 +186,7 @@ type Solver struct {
 	// patches.go's passes, bound once (a method value allocates)
 	certifyFn, adjacencyFn     func(k, lo, hi int)
 	patchPairsFn, patchTestFn  func(k, lo, hi int)
+	patchMotionFn              func(k, lo, hi int)
 	extendSelfFn, extendBodyFn func(k, lo, hi int)
 	patchNearFn                func(k, lo, hi int)
 
@@ -211,6 +217,7 @@ func NewSolver() *Solver {
 	s.faceBoxFn = s.faceBoxChunk
 	s.patchPairsFn = s.patchPairsChunk
 	s.patchTestFn = s.patchTestChunk
+	s.patchMotionFn = s.patchMotionChunk
 	s.extendSelfFn = s.extendSelfChunk
 	s.extendBodyFn = s.extendBodyChunk
 	s.patchNearFn = s.patchNearChunk
