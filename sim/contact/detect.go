@@ -397,9 +397,9 @@ func (s *Solver) patchMotionChunk(_, lo, hi int) {
 // farOverStep with a bound of their points' relative displacement from
 // their patches' (pmove, prad: a point's displacement is m_p plus a convex
 // combination of its vertices' d_i − m_p, so two points' relative
-// displacement is at most ρ_p + ρ_q + |m_p − m_q|). It is looser than
-// selfPairLip but reads two patches' records instead of six velocities,
-// so detectCandChunk asks it first: on the full-resolution sphere almost
+// displacement is at most ρ_p + ρ_q + |m_p − m_q|). It is mostly looser
+// than selfPairLip but reads two patches' records instead of six
+// velocities, so detectCandChunk asks it first: on the full-resolution sphere almost
 // all of the ~46,000 candidate pairs of a CCD pass are neighbours that
 // move together, and reading their boxes, certificates and velocities to
 // rule them out took the first pass 2.5 ms of wall time a step.
