@@ -61,6 +61,7 @@ func (s *Solver) detect() int {
 		s.collect = true
 		for k := range s.cand {
 			s.cand[k] = s.cand[k][:0]
+			s.candGroups[k] = s.candGroups[k][:0]
 		}
 		s.candLo = grow(s.candLo, nf)
 		s.candHi = grow(s.candHi, nf)
@@ -184,6 +185,12 @@ func (s *Solver) detectPlanes() {
 		switch bd := &s.bs[b]; {
 		case bd.round():
 			parallel.ForChunksBalanced(len(s.c.X), s.detectRV)
+			if st := &s.bodies[b]; len(st.faceD0) != len(s.c.Tris) {
+				st.faceD0, st.faceD0Call = grow(st.faceD0, len(s.c.Tris)), grow(st.faceD0Call, len(s.c.Tris))
+				for f := range st.faceD0Call {
+					st.faceD0Call[f] = -1
+				}
+			}
 			parallel.ForChunksBalanced(len(s.c.Tris), s.detectRF)
 		case bd.Tris == nil:
 			parallel.ForChunks(len(s.c.X), s.detectP)
@@ -207,6 +214,21 @@ type cand struct {
 	f, t, body int32
 	d          float64
 }
+
+// candGroup is the run cand[start:end) of a piece's candidate pairs that
+// the proximity pass found in patch pair (p, q), and the least of their
+// distance bounds d, so that a CCD pass rules the run out with one
+// patchesFar: on the full-resolution sphere most candidate pairs are
+// neighbours ruled out this way, each read on its own before.
+type candGroup struct {
+	start, end, p, q int32
+	d                float64
+}
+
+// testNoShortcuts, set by tests only, turns off the shortcuts that must not
+// change any result (the candGroup cull, a round body's distances kept
+// for the CCD passes), so that a test can compare.
+var testNoShortcuts bool
 
 // outgrown sets fout[f] for every live cloth triangle whose swept box
 // (now, with the velocities after the proximity impulses and the passes
@@ -340,7 +362,20 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 	fdirty := s.fdirty
 	for l := lo; l < hi; l++ {
 		out := &s.chunk[l]
-		for _, cd := range s.cand[l] {
+		cands, groups := s.cand[l], s.candGroups[l]
+		for i := 0; i < len(cands); i++ {
+			if len(groups) > 0 && int(groups[0].start) == i {
+				// A patch pair's triangle pairs, ruled out together when
+				// patchFar rules out the nearest of them: the rest are
+				// no nearer (patchFar only grows with the distance).
+				gr := groups[0]
+				groups = groups[1:]
+				if s.patchesFar(gr.p, gr.q, gr.d) && !testNoShortcuts {
+					i = int(gr.end) - 1
+					continue
+				}
+			}
+			cd := cands[i]
 			alo, ahi := s.self.lo[cd.f], s.self.hi[cd.f]
 			var blo, bhi geom.Vec3
 			if cd.body < 0 {
@@ -404,7 +439,11 @@ func (s *Solver) patchMotionChunk(_, lo, hi int) {
 // move together, and reading their boxes, certificates and velocities to
 // rule them out took the first pass 2.5 ms of wall time a step.
 func (s *Solver) patchFar(f, g int32, d float64) bool {
-	p, q := s.ps.of[f], s.ps.of[g]
+	return s.patchesFar(s.ps.of[f], s.ps.of[g], d)
+}
+
+// patchesFar is patchFar for any faces of patches p and q.
+func (s *Solver) patchesFar(p, q int32, d float64) bool {
 	a := d - 2*s.delta - s.prad[p] - s.prad[q]
 	dm := s.pmove[p].Sub(s.pmove[q])
 	return a > 0 && dm.Dot(dm) < a*a
@@ -472,19 +511,21 @@ func (s *Solver) detectBodyChunk(k, lo, hi int) {
 		extra = 0.5 * s.p.Thickness // the body's boxes carry no pad
 	}
 	e := geom.Vec3{X: extra, Y: extra, Z: extra}
-	out := &s.chunk[k]
+	// Local list headers, stored once (see patchTestChunk).
+	out, cands := s.chunk[k], s.cand[k]
 	prox := s.mode == modeProximity
 	for f := lo; f < hi; f++ {
 		if s.c.Tris[f][0] < 0 || !s.fdirty[f] || prox && !s.pnear[s.ps.of[f]] {
 			continue
 		}
 		for t := range g.overlapping(s.self.lo[f].Sub(e), s.self.hi[f].Add(e)) {
-			d := s.narrowBody(out, b, int32(f), t)
+			d := s.narrowBody(&out, b, int32(f), t)
 			if s.collect {
-				s.cand[k] = append(s.cand[k], cand{int32(f), t, int32(b), d})
+				cands = append(cands, cand{int32(f), t, int32(b), d})
 			}
 		}
 	}
+	s.chunk[k], s.cand[k] = out, cands
 }
 
 // detectPlaneChunk tests the cloth vertices i ∈ [lo, hi) against the
@@ -496,7 +537,7 @@ func (s *Solver) detectPlaneChunk(k, lo, hi int) {
 	bd := &s.bs[b]
 	n := bd.Normal.Unit()
 	h := s.p.Thickness
-	out := &s.chunk[k]
+	out := s.chunk[k] // a local header, stored once (see patchTestChunk)
 	for i := lo; i < hi; i++ {
 		if s.vfStart[i] == s.vfStart[i+1] || s.useDirty && !s.dirty[i] {
 			continue // dead slot, or unchanged since the last pass
@@ -519,8 +560,9 @@ func (s *Solver) detectPlaneChunk(k, lo, hi int) {
 			}
 			pr.t = clamp01((d0 - s.delta) / (d0 - d1))
 		}
-		*out = append(*out, pr)
+		out = append(out, pr)
 	}
+	s.chunk[k] = out
 }
 
 // narrowBody runs the primitive tests of cloth face f against body face t:
@@ -635,6 +677,14 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) float64 {
 	if fo&0b111000 == 0 || gO&0b111000 == 0 {
 		return dmin
 	}
+	// g's edge boxes, once for the three edges of f.
+	var glo, ghi [3]geom.Vec3
+	for j := 0; j < 3; j++ {
+		if gO&(1<<(3+j)) != 0 {
+			c, d := gt[j], gt[(j+1)%3]
+			glo[j], ghi[j] = vmin(plo[c], plo[d]), vmax(phi[c], phi[d])
+		}
+	}
 	for i := 0; i < 3; i++ {
 		if fo&(1<<(3+i)) == 0 {
 			continue
@@ -651,7 +701,7 @@ func (s *Solver) narrowSelf(out *[]pair, f, g int32) float64 {
 			}
 			// The two edge boxes each carry the extra pad: together the
 			// full pad, h or δ.
-			if gp := boxGap(elo, ehi, vmin(plo[c], plo[d]), vmax(phi[c], phi[d])); gp > 0 {
+			if gp := boxGap(elo, ehi, glo[j], ghi[j]); gp > 0 {
 				dmin = min(dmin, gp+h)
 				continue
 			}

@@ -129,6 +129,7 @@ type patchSet struct {
 type clusterLevel struct {
 	label           []int32 // per face slot: its cluster; −1 for a free slot
 	ofPatch         []int32 // per patch: its cluster
+	kidStart, kids  []int32 // cluster c's clusters of the level below: kids[kidStart[c]:kidStart[c+1]] (levels above 0)
 	start, faces    []int32 // cluster c's faces: faces[start[c]:start[c+1]]
 	loopStart, loop []int32 // cluster c's boundary loop, vertex slots in face order
 	vstart, verts   []int32 // cluster c's vertex slots: verts[vstart[c]:vstart[c+1]]
@@ -468,6 +469,24 @@ func (s *Solver) groupLevel(k int) bool {
 	for p := range L.ofPatch {
 		L.ofPatch[p] = group[below.ofPatch[p]]
 	}
+	// Each cluster's children, in order (childrenSafe).
+	L.kidStart = grow(L.kidStart, int(ng)+1)
+	clear(L.kidStart)
+	for _, id := range group {
+		L.kidStart[id+1]++
+	}
+	for i := 1; i <= int(ng); i++ {
+		L.kidStart[i] += L.kidStart[i-1]
+	}
+	L.kids = grow(L.kids, nb)
+	for x, id := range group {
+		L.kids[L.kidStart[id]] = int32(x)
+		L.kidStart[id]++
+	}
+	for i := int(ng); i > 0; i-- {
+		L.kidStart[i] = L.kidStart[i-1]
+	}
+	L.kidStart[0] = 0
 	s.finishLevel(k)
 	return true
 }
@@ -882,8 +901,8 @@ func (s *Solver) childrenSafe(lv int, id int32) bool {
 		return true
 	}
 	L, below := &s.ps.levels[lv], &s.ps.levels[lv-1]
-	for _, f := range L.faces[L.start[id]:L.start[id+1]] {
-		if !below.safe[below.label[f]] {
+	for _, x := range L.kids[L.kidStart[id]:L.kidStart[id+1]] {
+		if !below.safe[x] {
 			return false
 		}
 	}
@@ -981,22 +1000,36 @@ func (s *Solver) patchPairsChunk(k, lo, hi int) {
 func (s *Solver) patchTestChunk(_, lo, hi int) {
 	ps := &s.ps
 	for l := lo; l < hi; l++ {
-		out := &s.chunk[l]
-		sc := &ps.scratch[l]
+		// The piece's lists are appended to through local headers and
+		// stored once: the pieces' headers share cache lines, and the
+		// cores writing them at every pair made each append a cache miss
+		// (a fifth of this pass on the gathering curtain).
+		out, cands, groups := s.chunk[l], s.cand[l], s.candGroups[l]
+		fa, fb := ps.scratch[l].a, ps.scratch[l].b
 		for _, pr := range ps.pp[l] {
+			start := len(cands)
 			if pr.a == pr.b {
-				sc.a = s.sortByLoX(append(sc.a[:0], ps.patchFaces(pr.a)...))
-				for i, f := range sc.a {
-					s.sweepPairs(l, out, f, sc.a[i+1:])
+				fa = s.sortByLoX(append(fa[:0], ps.patchFaces(pr.a)...))
+				for i, f := range fa {
+					s.sweepPairs(&out, &cands, f, fa[i+1:])
 				}
-				continue
+			} else {
+				fa = s.facesMeeting(fa[:0], pr.a, pr.b)
+				fb = s.sortByLoX(s.facesMeeting(fb[:0], pr.b, pr.a))
+				for _, f := range fa {
+					s.sweepPairs(&out, &cands, f, fb)
+				}
 			}
-			sc.a = s.facesMeeting(sc.a[:0], pr.a, pr.b)
-			sc.b = s.sortByLoX(s.facesMeeting(sc.b[:0], pr.b, pr.a))
-			for _, f := range sc.a {
-				s.sweepPairs(l, out, f, sc.b)
+			if len(cands) > start {
+				d := cands[start].d
+				for _, cd := range cands[start+1:] {
+					d = min(d, cd.d)
+				}
+				groups = append(groups, candGroup{int32(start), int32(len(cands)), pr.a, pr.b, d})
 			}
 		}
+		s.chunk[l], s.cand[l], s.candGroups[l] = out, cands, groups
+		ps.scratch[l].a, ps.scratch[l].b = fa, fb
 	}
 }
 
@@ -1012,15 +1045,21 @@ func (s *Solver) sortByLoX(fs []int32) []int32 {
 	return fs
 }
 
-// sweepPairs tests face f against the faces gs (sorted by sortByLoX) up to
-// the first whose box starts beyond f's along x.
-func (s *Solver) sweepPairs(l int, out *[]pair, f int32, gs []int32) {
-	fx := s.self.hi[f].X
+// sweepPairs runs narrowSelf on face f and each of the faces gs (sorted by
+// sortByLoX) whose box (s.self) meets f's, up to the first whose box starts
+// beyond f's along x, writing to out, and keeps each such pair as a
+// candidate of the call (cands).
+func (s *Solver) sweepPairs(out *[]pair, cands *[]cand, f int32, gs []int32) {
+	lo, hi := s.self.lo, s.self.hi
+	flo, fhi := lo[f], hi[f]
 	for _, g := range gs {
-		if s.self.lo[g].X > fx {
+		glo := lo[g]
+		if glo.X > fhi.X {
 			return
 		}
-		s.testSelfPair(l, out, f, g)
+		if boxesMeet(flo, fhi, glo, hi[g]) {
+			*cands = append(*cands, cand{f, g, -1, s.narrowSelf(out, f, g)})
+		}
 	}
 }
 
@@ -1034,16 +1073,6 @@ func (s *Solver) facesMeeting(dst []int32, a, b int32) []int32 {
 		}
 	}
 	return dst
-}
-
-// testSelfPair runs narrowSelf on faces f and g when their boxes overlap,
-// writing to out, and keeps the pair as a candidate of piece l.
-func (s *Solver) testSelfPair(l int, out *[]pair, f, g int32) {
-	if !boxesMeet(s.self.lo[f], s.self.hi[f], s.self.lo[g], s.self.hi[g]) {
-		return
-	}
-	d := s.narrowSelf(out, f, g)
-	s.cand[l] = append(s.cand[l], cand{f, g, -1, d})
 }
 
 // recertify runs before a CCD pass with self-collision: it certifies again

@@ -131,7 +131,7 @@ func (s *Solver) detectRoundVertexChunk(k, lo, hi int) {
 	ccd := s.mode == modeCCD
 	dt := s.dt
 	dA, dB := bd.CoreTo[0].Sub(bd.Core[0]), bd.CoreTo[1].Sub(bd.Core[1])
-	out := &s.chunk[k]
+	out := s.chunk[k] // a local header, stored once (see patchTestChunk)
 	for i := lo; i < hi; i++ {
 		if s.vfStart[i] == s.vfStart[i+1] || s.useDirty && !s.dirty[i] {
 			continue // dead slot, or unchanged since the last pass
@@ -185,8 +185,9 @@ func (s *Solver) detectRoundVertexChunk(k, lo, hi int) {
 		} else {
 			pr.d = d0
 		}
-		*out = append(*out, pr)
+		out = append(out, pr)
 	}
+	s.chunk[k] = out
 }
 
 // detectRoundFaceChunk runs the face tests of cloth faces [lo, hi)
@@ -201,7 +202,7 @@ func (s *Solver) detectRoundFaceChunk(k, lo, hi int) {
 	ccd := s.mode == modeCCD
 	e := geom.Vec3{X: h, Y: h, Z: h}
 	blo, bhi := st.lo.Sub(e), st.hi.Add(e)
-	out := &s.chunk[k]
+	out := s.chunk[k] // a local header, stored once (see patchTestChunk)
 	for f := lo; f < hi; f++ {
 		t := c.Tris[f]
 		if t[0] < 0 || !s.fdirty[f] || !boxesMeet(s.self.lo[f], s.self.hi[f], blo, bhi) {
@@ -211,8 +212,15 @@ func (s *Solver) detectRoundFaceChunk(k, lo, hi int) {
 			continue
 		}
 		x0, x1, x2 := c.X[t[0]], c.X[t[1]], c.X[t[2]]
-		d0, u, w := segmentTriangle(bd.Core[0], bd.Core[1], x0, x1, x2)
-		d0 -= bd.Radius
+		var d0, u float64
+		var w [3]float64
+		if !ccd || st.faceD0Call[f] != s.calls || testNoShortcuts {
+			d0, u, w = segmentTriangle(bd.Core[0], bd.Core[1], x0, x1, x2)
+			d0 -= bd.Radius
+			st.faceD0[f], st.faceD0Call[f] = d0, s.calls
+		} else {
+			d0 = st.faceD0[f] // the CCD passes need only the distance at x^n
+		}
 		tau := 0.0
 		if !ccd {
 			if d0 >= h || !s.ownsFeature(f, w) {
@@ -263,8 +271,9 @@ func (s *Solver) detectRoundFaceChunk(k, lo, hi int) {
 		} else {
 			pr.d = d0
 		}
-		*out = append(*out, pr)
+		out = append(out, pr)
 	}
+	s.chunk[k] = out
 }
 
 // ownsFeature reports whether face f takes the proximity pair at

@@ -113,6 +113,11 @@ type bodyState struct {
 	lo, hi   geom.Vec3 // the body's box over the step (From ∪ To)
 	meanEdge float64   // m
 	cell     float64   // the cell side its grid was built with, m
+	// A round body's distance to each cloth face at x^n, from the call's
+	// proximity pass (faceD0Call: the call that set it), for its CCD
+	// passes, which start from the same positions (detectRoundFaceChunk).
+	faceD0     []float64
+	faceD0Call []int64
 }
 
 // Solver runs the collision pipeline and keeps its work arrays, the static
@@ -171,6 +176,7 @@ type Solver struct {
 	// triangle pairs and cloth boxes of the proximity query, reused by the
 	// CCD passes (outgrown, extendCand)
 	cand           [parallel.Chunks][]cand
+	candGroups     [parallel.Chunks][]candGroup // the runs of cand the self-collision query found per patch pair
 	candLo, candHi []geom.Vec3
 	collect        bool
 	// fout: per face, its box outgrew its candidate box in this pass
@@ -189,6 +195,8 @@ type Solver struct {
 	patchMotionFn              func(k, lo, hi int)
 	extendSelfFn, extendBodyFn func(k, lo, hi int)
 	patchNearFn                func(k, lo, hi int)
+	edgeLenFn                  func(k, lo, hi int)
+	edgeLen                    [][3]float64 // per face slot: its owned edges' lengths (meanEdge)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
 	vmid     []geom.Vec3 // the velocities before ResolveWith's between
@@ -221,6 +229,7 @@ func NewSolver() *Solver {
 	s.extendSelfFn = s.extendSelfChunk
 	s.extendBodyFn = s.extendBodyChunk
 	s.patchNearFn = s.patchNearChunk
+	s.edgeLenFn = s.edgeLenChunk
 	return s
 }
 
@@ -644,9 +653,13 @@ func (s *Solver) clothTopology() {
 }
 
 // meanEdge returns the mean length of the cloth's edges at x^n, counting
-// each edge once (its owner's), or 1 cm for a cloth without edges.
+// each edge once (its owner's), or 1 cm for a cloth without edges. The
+// lengths are taken on all cores (edgeLenChunk) and summed on one, face by
+// face, so that the sum does not depend on the number of cores.
 func (s *Solver) meanEdge() float64 {
 	c := s.c
+	s.edgeLen = grow(s.edgeLen, len(c.Tris))
+	parallel.ForChunks(len(c.Tris), s.edgeLenFn)
 	sum, cnt := 0.0, 0
 	for f, t := range c.Tris {
 		o := s.owner[f]
@@ -655,7 +668,7 @@ func (s *Solver) meanEdge() float64 {
 		}
 		for k := 0; k < 3; k++ {
 			if o&(1<<(3+k)) != 0 {
-				sum += c.X[t[k]].Sub(c.X[t[(k+1)%3]]).Norm()
+				sum += s.edgeLen[f][k]
 				cnt++
 			}
 		}
@@ -664,6 +677,22 @@ func (s *Solver) meanEdge() float64 {
 		return sum / float64(cnt)
 	}
 	return 0.01
+}
+
+// edgeLenChunk sets s.edgeLen for the owned edges of the faces [lo, hi).
+func (s *Solver) edgeLenChunk(_, lo, hi int) {
+	c := s.c
+	for f := lo; f < hi; f++ {
+		t, o := c.Tris[f], s.owner[f]
+		if t[0] < 0 || o&0b111000 == 0 {
+			continue
+		}
+		for k := 0; k < 3; k++ {
+			if o&(1<<(3+k)) != 0 {
+				s.edgeLen[f][k] = c.X[t[k]].Sub(c.X[t[(k+1)%3]]).Norm()
+			}
+		}
+	}
 }
 
 // prepareBodies caches each mesh body's ownership and normals, builds its

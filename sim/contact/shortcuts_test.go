@@ -1,0 +1,205 @@
+package contact
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"drape/sim/geom"
+)
+
+// foldingBook is TestFoldOver's sheet: its wavy right half turns at 12
+// rad/s about the y axis from 150° onto the left half.
+func foldingBook(t *testing.T) *Cloth {
+	c := sheet(t, 0.6, 14, 0, 0, 0.2, geom.Vec3{})
+	const omega = 12.0
+	th := 150 * math.Pi / 180
+	for i, x := range c.X {
+		wave := 0.01 * math.Sin(13*x.Y) * math.Cos(9*x.X)
+		if x.X <= 1e-9 {
+			c.X[i].Z += wave
+			continue
+		}
+		rx, rz := x.X*math.Cos(th), x.X*math.Sin(th)
+		c.X[i] = geom.Vec3{X: rx, Y: x.Y, Z: 0.2 + rz + wave}
+		c.V[i] = geom.Vec3{X: omega * rz, Z: -omega * rx}.Scale(-1)
+	}
+	return c
+}
+
+// TestShortcutsChangeNothing runs two scenes with and without the
+// shortcuts that testNoShortcuts turns off — the CCD passes ruling out a
+// patch pair's candidate pairs together (candGroup) and taking a round
+// body's distances to the faces from the proximity pass — and requires the
+// same positions to the bit at every step. The scenes: the book of
+// TestFoldOver closing for 60 steps (self-collision, CCD hits), and a wavy
+// sheet dropped onto a sphere at 3 m/s and pressed into it for 60 steps.
+// It fails when a group's bound is not the least of its pairs' (the
+// largest, say: pairs that collide are skipped) or when the kept
+// distances are read in a later call.
+func TestShortcutsChangeNothing(t *testing.T) {
+	ball := Body{Radius: 0.25, Core: [2]geom.Vec3{{Z: -0.3}, {Z: -0.3}}, CoreTo: [2]geom.Vec3{{Z: -0.3}, {Z: -0.3}}, Friction: 0.3}
+	scenes := []struct {
+		name   string
+		cloth  func() *Cloth
+		bodies []Body
+		g      geom.Vec3
+	}{
+		{"book", func() *Cloth { return foldingBook(t) }, nil, geom.Vec3{}},
+		{"sphere", func() *Cloth {
+			c := sheet(t, 0.8, 16, 0, 0, 0.02, geom.Vec3{Z: -3})
+			for i, x := range c.X {
+				c.X[i].Z += 0.02 * math.Sin(11*x.X) * math.Cos(7*x.Y)
+			}
+			return c
+		}, []Body{ball}, geom.Vec3{Z: -9.81}},
+	}
+	defer func() { testNoShortcuts = false }()
+	for _, sc := range scenes {
+		var runs [2][][]geom.Vec3
+		var hits, skipped int
+		for r, off := range []bool{false, true} {
+			testNoShortcuts = off
+			c := sc.cloth()
+			s := NewSolver()
+			p := DefaultParams()
+			for step := 0; step < 60; step++ {
+				st, err := stepExplicit(s, c, sc.bodies, 0.005, sc.g, p)
+				if err != nil {
+					t.Fatalf("%s, shortcuts off %v, step %d: %v", sc.name, off, step, err)
+				}
+				runs[r] = append(runs[r], slices.Clone(c.X))
+				if !off {
+					hits += st.CCDHits
+					skipped += s.groupsFar()
+				}
+			}
+		}
+		for step := range runs[0] {
+			if !slices.Equal(runs[0][step], runs[1][step]) {
+				t.Fatalf("%s: the positions differ at step %d", sc.name, step)
+			}
+		}
+		t.Logf("%s: %d CCD hits, %d candidate groups that patchesFar rules out with the velocities at the end of each call", sc.name, hits, skipped)
+		if hits == 0 {
+			t.Errorf("%s: no CCD hit: the comparison checks nothing", sc.name)
+		}
+	}
+}
+
+// groupsFar counts the candidate groups of the last call that patchesFar
+// rules out with the current velocities.
+func (s *Solver) groupsFar() int {
+	n := 0
+	for l := range s.candGroups {
+		for _, gr := range s.candGroups[l] {
+			if s.patchesFar(gr.p, gr.q, gr.d) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestClusterKids: each cluster's list of children (kids, which
+// childrenSafe reads) holds exactly the clusters of the level below that
+// its faces belong to, each once and in order, on the book of
+// TestFoldOver.
+func TestClusterKids(t *testing.T) {
+	c := foldingBook(t)
+	s := kernelSolver(c, nil, DefaultParams())
+	if len(s.ps.levels) < 3 {
+		t.Fatalf("%d levels: the test checks too little", len(s.ps.levels))
+	}
+	for lv := 1; lv < len(s.ps.levels); lv++ {
+		L, below := &s.ps.levels[lv], &s.ps.levels[lv-1]
+		for id := 0; id+1 < len(L.start); id++ {
+			var want []int32
+			for _, f := range L.faces[L.start[id]:L.start[id+1]] {
+				want = append(want, below.label[f])
+			}
+			slices.Sort(want)
+			want = slices.Compact(want)
+			if got := L.kids[L.kidStart[id]:L.kidStart[id+1]]; !slices.Equal(got, want) {
+				t.Fatalf("level %d, cluster %d: kids %v, its faces' clusters %v", lv, id, got, want)
+			}
+		}
+	}
+}
+
+// TestMeanEdgeSerialSum: meanEdge, whose lengths are taken on all cores,
+// adds them in face order, as one core would, to the bit, on a wavy sheet.
+func TestMeanEdgeSerialSum(t *testing.T) {
+	c := foldingBook(t)
+	s := kernelSolver(c, nil, DefaultParams())
+	sum, n := 0.0, 0
+	for f, tr := range c.Tris {
+		for k := 0; k < 3; k++ {
+			if s.owner[f]&(1<<(3+k)) != 0 {
+				sum += c.X[tr[k]].Sub(c.X[tr[(k+1)%3]]).Norm()
+				n++
+			}
+		}
+	}
+	if got, want := s.meanEdge(), sum/float64(n); got != want {
+		t.Errorf("meanEdge %.17g, the serial sum %.17g", got, want)
+	}
+}
+
+// TestRoundDistanceOfThisCall: the distances to a round body that the
+// proximity pass keeps for the CCD passes must be this call's. One large
+// triangle (0.45 m) and a 5 cm sphere: in the first call the triangle lies
+// in a corner of the sphere's box, 28 mm from the sphere, and the
+// proximity pass measures it. In the second it hovers 12 mm over the
+// sphere's top at rest, out of the proximity pass's reach, and is then
+// given 4 m/s down (ResolveWith's between, as strain limiting would):
+// 20 mm in the step, so that the sphere would poke through its middle
+// (its vertices are far from the sphere: only the face test can stop it).
+// Read from the first call, 28 mm would rule the motion out; the triangle
+// must stay outside the sphere.
+func TestRoundDistanceOfThisCall(t *testing.T) {
+	const r = 0.05
+	ball := []Body{{Radius: r, Core: [2]geom.Vec3{{}, {}}, CoreTo: [2]geom.Vec3{{}, {}}}}
+	const a = 0.045
+	c := &Cloth{
+		X:       []geom.Vec3{{X: a, Y: a, Z: a}, {X: 0.5, Y: a, Z: a}, {X: a, Y: 0.5, Z: a}},
+		V:       make([]geom.Vec3, 3),
+		InvMass: []float64{100, 100, 100},
+		Tris:    [][3]int32{{0, 1, 2}},
+	}
+	s := NewSolver()
+	p := DefaultParams()
+	const dt = 0.005
+	if _, err := s.Resolve(c, ball, dt, p); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.bodies[0].faceD0[0]; math.Abs(d-0.028) > 0.001 {
+		t.Fatalf("first call: the face's distance %.4g m, not the 28 mm the test means", d)
+	}
+	const z = r + 0.012
+	c.X = []geom.Vec3{{X: -0.25, Y: -0.25, Z: z}, {X: 0.25, Y: -0.25, Z: z}, {X: 0, Y: 0.3, Z: z}}
+	prox := int64(-2) // the call the face's distance was from, after the proximity pass
+	push := func() error {
+		if prox == -2 {
+			prox = s.bodies[0].faceD0Call[0]
+		}
+		for i := range c.V {
+			c.V[i] = geom.Vec3{Z: -4}
+		}
+		return nil
+	}
+	if _, err := s.ResolveWith(c, ball, dt, p, push); err != nil {
+		t.Fatal(err)
+	}
+	if prox == s.calls {
+		t.Fatal("second call: the proximity pass measured the face: the test checks nothing")
+	}
+	for i := range c.X {
+		c.X[i] = c.X[i].Add(c.V[i].Scale(dt))
+	}
+	_, _, w := segmentTriangle(geom.Vec3{}, geom.Vec3{}, c.X[0], c.X[1], c.X[2])
+	q := c.X[0].Scale(w[0]).Add(c.X[1].Scale(w[1])).Add(c.X[2].Scale(w[2]))
+	if d := q.Norm(); d < r {
+		t.Errorf("the sphere pokes %.2f mm through the triangle", 1e3*(r-d))
+	}
+}
