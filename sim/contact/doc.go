@@ -40,7 +40,8 @@
 // covered), each with a lower bound of its primitive distances at x^n, so
 // that a pair whose relative motion over the step cannot close that
 // distance is skipped before any cubic (farOverStep; first by a bound of
-// the two patches' motions, patchFar). IntersectingPairs
+// the two patches' motions, patchFar, for all the pairs of a patch pair at
+// once, candGroup). IntersectingPairs
 // counts intersecting non-adjacent cloth triangles for the UI.
 //
 // Decisions (where the papers leave a choice; each is argued at its code):
