@@ -139,10 +139,10 @@ type Solver struct {
 	cellLen  float64    // mean cloth edge length
 
 	// touchedVertices: per vertex slot, a face around it changed since
-	// the last build; topoAll: rebuild every face's adjacency and
-	// ownership; topoForce: do so at the next build (tests).
-	vtouch             []bool
-	topoAll, topoForce bool
+	// the last build; topoAll: find every face's adjacency and ownership
+	// again.
+	vtouch  []bool
+	topoAll bool
 
 	// patch scratch
 	patchCell         float64 // cell side of the patch grid this call
@@ -675,8 +675,7 @@ func (s *Solver) touchedVertices() {
 	c := s.c
 	nv, nf := len(c.X), len(c.Tris)
 	old := s.topoTris
-	s.topoAll = s.topoNV == 0 || nv < s.topoNV || cap(s.adj) < nf || cap(s.owner) < nf || s.topoForce
-	s.topoForce = false
+	s.topoAll = s.topoNV == 0 || nv < s.topoNV || cap(s.adj) < nf || cap(s.owner) < nf
 	s.vtouch = grow(s.vtouch, nv)
 	clear(s.vtouch)
 	if s.topoAll {
