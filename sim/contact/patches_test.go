@@ -270,21 +270,7 @@ func TestCertificateHierarchy(t *testing.T) {
 // the layers meet, and no two cloth triangles that share no vertex may
 // intersect at any step (the test's brute-force predicate).
 func TestFoldOver(t *testing.T) {
-	c := sheet(t, 0.6, 14, 0, 0, 0.2, geom.Vec3{})
-	const omega = 12.0
-	th := 150 * math.Pi / 180
-	for i, x := range c.X {
-		wave := 0.01 * math.Sin(13*x.Y) * math.Cos(9*x.X)
-		if x.X <= 1e-9 {
-			c.X[i].Z += wave
-			continue
-		}
-		// Rotate by th about the y axis through the origin (x = 0, z = 0.2).
-		rx, rz := x.X*math.Cos(th), x.X*math.Sin(th)
-		c.X[i] = geom.Vec3{X: rx, Y: x.Y, Z: 0.2 + rz + wave}
-		// Velocity of the rotation closing the book: ω × r, about −y.
-		c.V[i] = geom.Vec3{X: omega * rz, Z: -omega * rx}.Scale(-1)
-	}
+	c := foldingBook(t)
 	s := NewSolver()
 	p := DefaultParams()
 	var sum Stats

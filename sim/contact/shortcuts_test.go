@@ -20,8 +20,10 @@ func foldingBook(t *testing.T) *Cloth {
 			c.X[i].Z += wave
 			continue
 		}
+		// Rotate by th about the y axis through the origin (x = 0, z = 0.2).
 		rx, rz := x.X*math.Cos(th), x.X*math.Sin(th)
 		c.X[i] = geom.Vec3{X: rx, Y: x.Y, Z: 0.2 + rz + wave}
+		// Velocity of the rotation closing the book: ω × r, about −y.
 		c.V[i] = geom.Vec3{X: omega * rz, Z: -omega * rx}.Scale(-1)
 	}
 	return c
@@ -35,8 +37,8 @@ func foldingBook(t *testing.T) *Cloth {
 // TestFoldOver closing for 60 steps (self-collision, CCD hits), and a wavy
 // sheet dropped onto a sphere at 3 m/s and pressed into it for 60 steps.
 // It fails when a group's bound is not the least of its pairs' (the
-// largest, say: pairs that collide are skipped) or when the kept
-// distances are read in a later call.
+// largest, say: pairs that collide are skipped); distances kept from an
+// earlier call are TestRoundDistanceOfThisCall's.
 func TestShortcutsChangeNothing(t *testing.T) {
 	ball := Body{Radius: 0.25, Core: [2]geom.Vec3{{Z: -0.3}, {Z: -0.3}}, CoreTo: [2]geom.Vec3{{Z: -0.3}, {Z: -0.3}}, Friction: 0.3}
 	scenes := []struct {
