@@ -366,8 +366,9 @@ func (s *Solver) detectCandChunk(k, lo, hi int) {
 		for i := 0; i < len(cands); i++ {
 			if len(groups) > 0 && int(groups[0].start) == i {
 				// A patch pair's triangle pairs, ruled out together when
-				// patchFar rules out the nearest of them: the rest are
-				// no nearer (patchFar only grows with the distance).
+				// patchesFar rules out the least distance bound among
+				// them: true for a bound, it is true for every larger
+				// one.
 				gr := groups[0]
 				groups = groups[1:]
 				if s.patchesFar(gr.p, gr.q, gr.d) && !testNoShortcuts {
