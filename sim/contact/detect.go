@@ -185,12 +185,6 @@ func (s *Solver) detectPlanes() {
 		switch bd := &s.bs[b]; {
 		case bd.round():
 			parallel.ForChunksBalanced(len(s.c.X), s.detectRV)
-			if st := &s.bodies[b]; len(st.faceD0) != len(s.c.Tris) {
-				st.faceD0, st.faceD0Call = grow(st.faceD0, len(s.c.Tris)), grow(st.faceD0Call, len(s.c.Tris))
-				for f := range st.faceD0Call {
-					st.faceD0Call[f] = -1
-				}
-			}
 			parallel.ForChunksBalanced(len(s.c.Tris), s.detectRF)
 		case bd.Tris == nil:
 			parallel.ForChunks(len(s.c.X), s.detectP)

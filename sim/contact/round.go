@@ -28,7 +28,8 @@ import (
 // distance (firstContact).
 
 // prepareRound sets body b's per-call state: the core ends' velocities
-// (st.vel, the points of bodyField) and its box over the step.
+// (st.vel, the points of bodyField), its box over the step, and its
+// distances kept for the CCD passes (faceD0) sized to the cloth's faces.
 func (s *Solver) prepareRound(b int) {
 	bd, st := &s.bs[b], &s.bodies[b]
 	st.built, st.tris = false, st.tris[:0]
@@ -40,6 +41,12 @@ func (s *Solver) prepareRound(b int) {
 	r := geom.Vec3{X: bd.Radius, Y: bd.Radius, Z: bd.Radius}
 	st.lo = vmin(vmin(bd.Core[0], bd.Core[1]), vmin(bd.CoreTo[0], bd.CoreTo[1])).Sub(r)
 	st.hi = vmax(vmax(bd.Core[0], bd.Core[1]), vmax(bd.CoreTo[0], bd.CoreTo[1])).Add(r)
+	if nf := len(s.c.Tris); len(st.faceD0) != nf {
+		st.faceD0, st.faceD0Call = grow(st.faceD0, nf), grow(st.faceD0Call, nf)
+		for f := range st.faceD0Call {
+			st.faceD0Call[f] = -1
+		}
+	}
 }
 
 // coreAt returns the core's ends at τ ∈ [0, 1] of the step.
