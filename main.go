@@ -190,7 +190,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&o.Seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration")
 	fs.Float64Var(&o.Sample, "sample", 0.1, "compare the two surfaces every `S` seconds of simulated time")
 	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `FILE`")
-	fs.StringVar(&o.Plot, "plot", "", "write triangles.png and ms_per_step.png into `DIR`")
+	fs.StringVar(&o.Plot, "plot", "", "write triangles.png, pcg_iterations.png and ms_per_step.png into `DIR`")
 	fs.Int64Var(&o.Perturb, "perturb", 0, "nudge every starting vertex by 0.1 µm, drawn from `SEED` (0: none), to see how far a chaotic run's figures move")
 	fs.IntVar(&o.Starts, "starts", 1, "run `N` starts, --perturb SEED, SEED+1, …, and print each figure's range and median over them")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {

@@ -305,7 +305,42 @@ func TestCLIBench(t *testing.T) {
 	if bound, want := num(got, "speedup_bound"), fullMs/ideal; math.Abs(bound-want) > 1e-9*want {
 		t.Errorf("speedup_bound got=%v, want=%v", bound, want)
 	}
-	for _, f := range []string{"triangles.png", "ms_per_step.png"} {
+	// The timeline's windows cover the runs' steps, and their means,
+	// weighted by their steps, are the whole runs'.
+	tl, _ := got["timeline"].([]any)
+	if len(tl) != 1 {
+		t.Fatalf("timeline got=%v, want one window for 0.1 s", got["timeline"])
+	}
+	for _, run := range []string{"full", "adaptive"} {
+		r := got[run].(map[string]any)
+		var steps, tris, iters, work, ms float64
+		for _, w := range tl {
+			m := w.(map[string]any)[run].(map[string]any)
+			n := num(m, "steps")
+			steps += n
+			tris += n * num(m, "triangles")
+			iters += n * num(m, "pcg_iterations")
+			work += n * num(m, "triangle_iterations")
+			ms += n * num(m, "ms")
+		}
+		if steps != 20 {
+			t.Errorf("%s: timeline steps %v, want 20", run, steps)
+		}
+		for _, f := range []struct {
+			key       string
+			got, want float64
+		}{
+			{"triangles", tris / steps, num(r, "avg_triangles")},
+			{"pcg_iterations", iters / steps, num(r, "pcg_iterations_mean")},
+			{"triangle_iterations", work / steps, num(r, "triangle_iterations_mean")},
+			{"ms", ms / steps, num(r, "ms_per_step_mean")},
+		} {
+			if !(f.want > 0) || math.Abs(f.got-f.want) > 1e-9*f.want {
+				t.Errorf("%s: timeline %s %v over the run, want the run's %v", run, f.key, f.got, f.want)
+			}
+		}
+	}
+	for _, f := range []string{"triangles.png", "pcg_iterations.png", "ms_per_step.png"} {
 		fh, err := os.Open(filepath.Join(plots, f))
 		if err != nil {
 			t.Fatal(err)

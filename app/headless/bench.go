@@ -65,6 +65,7 @@ type BenchRun struct {
 
 	times []float64 // s, after each step
 	tris  []int
+	iters []int     // PCG iterations per step
 	ms    []float64 // wall ms per step
 }
 
@@ -89,6 +90,11 @@ type BenchResult struct {
 	ErrorMaxRel  float64 `json:"error_max_rel"` // largest such distance ÷ cloth diagonal
 	Diagonal     float64 `json:"cloth_diagonal"`
 	Samples      int     `json:"accuracy_samples"` // matching times compared
+
+	// Timeline is both runs' figures second by second (benchWindow):
+	// where in the run each does its work, which the whole-run means
+	// hide.
+	Timeline []BenchWindow `json:"timeline"`
 
 	// Springs is the comparison of a springs scene (springs.go): its
 	// cloth with no, uniform and dynamic subdivision; the FEM fields
@@ -184,6 +190,7 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 		o.Progress.Done()
 	}
 	res.Full, res.Adaptive = fr.result(), ar.result()
+	res.Timeline = timeline(fr, ar, dt, benchWindow)
 	if count > 0 && res.Diagonal > 0 {
 		res.ErrorRMSRel = math.Sqrt(sumSq/float64(count)) / res.Diagonal
 		res.ErrorMaxRel = worst / res.Diagonal
@@ -215,6 +222,82 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 // benchBlock is the number of steps each run takes in its turn.
 const benchBlock = 20
 
+// benchWindow is the span of simulated time, s, that each entry of the
+// timeline sums up. On the gathering curtain the adaptive run does 95 %
+// of its triangles × PCG iterations in 7–15 s of its 20 (README,
+// Contact): a second resolves that.
+const benchWindow = 1.0
+
+// BenchWindow is one span of simulated time in both runs: the means per
+// step over the steps that end in (From, To] s.
+type BenchWindow struct {
+	From     float64     `json:"from"`
+	To       float64     `json:"to"`
+	Full     WindowMeans `json:"full"`
+	Adaptive WindowMeans `json:"adaptive"`
+}
+
+// WindowMeans are one run's means per step over a BenchWindow (all zero,
+// with Steps 0, when the run did not reach it).
+type WindowMeans struct {
+	Steps         int     `json:"steps"`
+	Triangles     float64 `json:"triangles"`
+	PCGIterations float64 `json:"pcg_iterations"`
+	// TriIters is the mean of live triangles × PCG iterations, as the
+	// whole run's triangle_iterations_mean.
+	TriIters  float64 `json:"triangle_iterations"`
+	Ms        float64 `json:"ms"`
+	CollideMs float64 `json:"collide_ms"`
+}
+
+// timeline sums up both runs' recorded steps (dt apart, the first ending
+// at dt) in windows of span s: step i, ending at i·dt, falls in window
+// ⌈i·dt/span⌉ − 1, so a step that ends on a window's end belongs to it.
+func timeline(full, ad *benchSide, dt, span float64) []BenchWindow {
+	n := max(len(full.rec.wall), len(ad.rec.wall))
+	if n == 0 || !(dt > 0) || !(span > 0) {
+		return nil
+	}
+	window := func(i int) int { // i: 0-based step
+		// The tolerance keeps round-off in i·dt/span off a window's end.
+		return max(0, int(math.Ceil(float64(i+1)*dt/span-1e-9))-1)
+	}
+	out := make([]BenchWindow, window(n-1)+1)
+	for k := range out {
+		out[k].From, out[k].To = float64(k)*span, float64(k+1)*span
+	}
+	for _, side := range []struct {
+		b   *benchSide
+		get func(w *BenchWindow) *WindowMeans
+	}{
+		{full, func(w *BenchWindow) *WindowMeans { return &w.Full }},
+		{ad, func(w *BenchWindow) *WindowMeans { return &w.Adaptive }},
+	} {
+		r := &side.b.rec
+		for i, wall := range r.wall {
+			m := side.get(&out[window(i)])
+			tris, it := float64(side.b.run.tris[i]), float64(r.iters[i])
+			m.Steps++
+			m.Triangles += tris
+			m.PCGIterations += it
+			m.TriIters += tris * it
+			m.Ms += float64(wall) / float64(time.Millisecond)
+			m.CollideMs += float64(r.collide[i]) / float64(time.Millisecond)
+		}
+		for k := range out {
+			if m := side.get(&out[k]); m.Steps > 0 {
+				c := 1 / float64(m.Steps)
+				m.Triangles *= c
+				m.PCGIterations *= c
+				m.TriIters *= c
+				m.Ms *= c
+				m.CollideMs *= c
+			}
+		}
+	}
+	return out
+}
+
 // benchSide is one run of the comparison, stepped a turn at a time.
 type benchSide struct {
 	s             *cloth.Sim
@@ -244,6 +327,7 @@ func (b *benchSide) step() bool {
 	b.run.PeakTriangles = max(b.run.PeakTriangles, n)
 	b.run.times = append(b.run.times, b.s.Time)
 	b.run.tris = append(b.run.tris, n)
+	b.run.iters = append(b.run.iters, st.Iterations)
 	b.run.ms = append(b.run.ms, float64(wall)/float64(time.Millisecond))
 	b.asm += st.Assemble
 	b.solve += st.Solve
@@ -324,7 +408,8 @@ func WriteBenchTable(w io.Writer, r BenchResult) {
 		r.Speedup, r.WorkRatio, r.SpeedupBound, r.Samples, r.Diagonal, r.ErrorRMSRel, r.ErrorMaxRel)
 }
 
-// WriteBenchPlots writes triangles.png and ms_per_step.png into dir.
+// WriteBenchPlots writes triangles.png, pcg_iterations.png and
+// ms_per_step.png into dir.
 func WriteBenchPlots(dir string, r BenchResult) error {
 	if r.Springs != nil {
 		return fmt.Errorf("bench plots are drawn for FEM scenes only, not for the springs scene %s", r.Scene)
@@ -344,6 +429,7 @@ func WriteBenchPlots(dir string, r BenchResult) error {
 		full, ad     []float64
 	}{
 		{"triangles.png", "TRIANGLES", toF(r.Full.tris), toF(r.Adaptive.tris)},
+		{"pcg_iterations.png", "PCG ITERATIONS (MEAN OF 20)", movingMean(toF(r.Full.iters), 20), movingMean(toF(r.Adaptive.iters), 20)},
 		{"ms_per_step.png", "MS PER STEP (MEAN OF 20)", movingMean(r.Full.ms, 20), movingMean(r.Adaptive.ms, 20)},
 	}
 	for _, p := range plots {
