@@ -66,6 +66,7 @@ type BenchRun struct {
 	times []float64 // s, after each step
 	tris  []int
 	iters []int     // PCG iterations per step
+	sprs  []int     // repulsion springs in the step's solve
 	ms    []float64 // wall ms per step
 }
 
@@ -245,7 +246,11 @@ type WindowMeans struct {
 	PCGIterations float64 `json:"pcg_iterations"`
 	// TriIters is the mean of live triangles × PCG iterations, as the
 	// whole run's triangle_iterations_mean.
-	TriIters  float64 `json:"triangle_iterations"`
+	TriIters float64 `json:"triangle_iterations"`
+	// Springs is the mean number of repulsion springs in the solve
+	// (cloth.StepStats.Springs), which cost the gathering curtain's
+	// solve iterations (README, Contact).
+	Springs   float64 `json:"springs"`
 	Ms        float64 `json:"ms"`
 	CollideMs float64 `json:"collide_ms"`
 }
@@ -281,6 +286,7 @@ func timeline(full, ad *benchSide, dt, span float64) []BenchWindow {
 			m.Triangles += tris
 			m.PCGIterations += it
 			m.TriIters += tris * it
+			m.Springs += float64(side.b.run.sprs[i])
 			m.Ms += float64(wall) / float64(time.Millisecond)
 			m.CollideMs += float64(r.collide[i]) / float64(time.Millisecond)
 		}
@@ -290,6 +296,7 @@ func timeline(full, ad *benchSide, dt, span float64) []BenchWindow {
 				m.Triangles *= c
 				m.PCGIterations *= c
 				m.TriIters *= c
+				m.Springs *= c
 				m.Ms *= c
 				m.CollideMs *= c
 			}
@@ -328,6 +335,7 @@ func (b *benchSide) step() bool {
 	b.run.times = append(b.run.times, b.s.Time)
 	b.run.tris = append(b.run.tris, n)
 	b.run.iters = append(b.run.iters, st.Iterations)
+	b.run.sprs = append(b.run.sprs, st.Springs)
 	b.run.ms = append(b.run.ms, float64(wall)/float64(time.Millisecond))
 	b.asm += st.Assemble
 	b.solve += st.Solve

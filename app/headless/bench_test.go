@@ -51,12 +51,13 @@ func TestTimeline(t *testing.T) {
 	side := func(steps int, base float64) *benchSide {
 		b := &benchSide{}
 		for i := 1; i <= steps; i++ {
-			// Step i: 100+i triangles, i iterations, i ms, i/10 ms of
-			// collisions, shifted by base.
+			// Step i: 100+i triangles, i iterations, 2i springs, i ms,
+			// i/10 ms of collisions, shifted by base.
 			b.rec.wall = append(b.rec.wall, time.Duration((base+float64(i))*float64(time.Millisecond)))
 			b.rec.collide = append(b.rec.collide, time.Duration((base+float64(i))*float64(time.Millisecond)/10))
 			b.rec.iters = append(b.rec.iters, int(base)+i)
 			b.run.tris = append(b.run.tris, 100+int(base)+i)
+			b.run.sprs = append(b.run.sprs, 2*(int(base)+i))
 		}
 		return b
 	}
@@ -113,6 +114,7 @@ func TestTimeline(t *testing.T) {
 					{"triangles", r.m.Triangles, mean(lo, hi, r.base, 100)},
 					{"iterations", r.m.PCGIterations, mean(lo, hi, r.base, 0)},
 					{"triangles × iterations", r.m.TriIters, triIters},
+					{"springs", r.m.Springs, 2 * mean(lo, hi, r.base, 0)},
 					{"ms", r.m.Ms, mean(lo, hi, r.base, 0)},
 					{"collision ms", r.m.CollideMs, mean(lo, hi, r.base, 0) / 10},
 				} {
