@@ -309,7 +309,7 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 	s.pushOut(ch.NewVerts)
 	s.ct.resolved = false
 	if r+c > 0 {
-		s.ct.pairs = s.ct.pairs[:0] // its slots may name other vertices now
+		s.keepPairsAcross(ch.NewVerts)
 	}
 	ad.last = AdaptStats{Refined: r, Coarsened: c, HeldRemoved: ad.a.HeldRemoved(), Undone: ad.undone, Duration: time.Since(t0)}
 	return ad.last, nil

@@ -44,7 +44,8 @@ type contactState struct {
 	springF   []geom.Vec3
 	springK   []geom.Mat3
 	springOn  []bool
-	failsafes int // steps whose collisions the failsafe resolved (Failsafes)
+	newVert   []bool // keepPairsAcross's scratch, per vertex slot
+	failsafes int    // steps whose collisions the failsafe resolved (Failsafes)
 }
 
 // ContactParams returns the collision settings in force.

@@ -153,3 +153,40 @@ func TestPCGPartsToOwnTolerance(t *testing.T) {
 		t.Errorf("relative residual %.3g (rest) and %.3g (spring rows), want both ≤ %g", rest, springs, p.Tolerance)
 	}
 }
+
+// TestKeepPairsAcross: after an adaptation the repulsion pairs whose
+// points are all vertices it neither removed nor made stay for the next
+// solve, the others go, and a slot made by one adaptation is an old
+// vertex to the next.
+func TestKeepPairsAcross(t *testing.T) {
+	m, err := geom.RegularGrid(1, 1, 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sim{Mesh: m}
+	m.VertAlive[8] = false // removed by the adaptation
+	pairs := []contact.NearPair{
+		{Ids: [4]int32{0, 1, 2, 3}, W: [4]float64{1, -0.2, -0.3, -0.5}},      // untouched: kept
+		{Ids: [4]int32{4, 5, 6, -1}, W: [4]float64{1, -0.5, -0.5, 0}},        // an edge–vertex pair with a point left out: kept
+		{Ids: [4]int32{7, 8, 9, 10}, W: [4]float64{1, -0.2, -0.3, -0.5}},     // a removed vertex: dropped
+		{Ids: [4]int32{11, 12, 13, 14}, W: [4]float64{0.5, 0.5, -0.5, -0.5}}, // a new vertex: dropped
+		{Ids: [4]int32{15, -1, -1, -1}, W: [4]float64{1}},                    // against a body: kept
+	}
+	s.ct.pairs = append([]contact.NearPair(nil), pairs...)
+	s.keepPairsAcross([]int32{12})
+	want := []contact.NearPair{pairs[0], pairs[1], pairs[4]}
+	if len(s.ct.pairs) != len(want) {
+		t.Fatalf("kept %v, want %v", s.ct.pairs, want)
+	}
+	for i := range want {
+		if s.ct.pairs[i] != want[i] {
+			t.Errorf("pair %d: %v, want %v", i, s.ct.pairs[i], want[i])
+		}
+	}
+	// The next adaptation made nothing: the vertex made before is old now.
+	s.ct.pairs = append(s.ct.pairs[:0], pairs[3])
+	s.keepPairsAcross(nil)
+	if len(s.ct.pairs) != 1 {
+		t.Errorf("pairs %v after an adaptation that made no vertex, want %v kept", s.ct.pairs, pairs[3])
+	}
+}
