@@ -225,7 +225,7 @@ const benchBlock = 20
 
 // benchWindow is the span of simulated time, s, that each entry of the
 // timeline sums up. On the gathering curtain the adaptive run does 95 %
-// of its triangles × PCG iterations in 7–15 s of its 20 (README,
+// of its triangles × PCG iterations in 7–16 s of its 20 (README,
 // Contact): a second resolves that.
 const benchWindow = 1.0
 
