@@ -65,7 +65,7 @@ type BenchRun struct {
 
 	times []float64 // s, after each step
 	tris  []int
-	iters []int     // PCG iterations per step
+	iters []int     // PCG iterations per step (the recorder's, set by result)
 	sprs  []int     // repulsion springs in the step's solve
 	ms    []float64 // wall ms per step
 }
@@ -334,7 +334,6 @@ func (b *benchSide) step() bool {
 	b.run.PeakTriangles = max(b.run.PeakTriangles, n)
 	b.run.times = append(b.run.times, b.s.Time)
 	b.run.tris = append(b.run.tris, n)
-	b.run.iters = append(b.run.iters, st.Iterations)
 	b.run.sprs = append(b.run.sprs, st.Springs)
 	b.run.ms = append(b.run.ms, float64(wall)/float64(time.Millisecond))
 	b.asm += st.Assemble
@@ -346,6 +345,7 @@ func (b *benchSide) step() bool {
 func (b *benchSide) result() BenchRun {
 	r := b.run
 	r.Steps = len(b.rec.wall)
+	r.iters = b.rec.iters
 	r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations = b.rec.summary()
 	var total, adapt, collide time.Duration
 	for i, w := range b.rec.wall {

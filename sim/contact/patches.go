@@ -447,53 +447,49 @@ func (s *Solver) groupLevel(k int) bool {
 		return false
 	}
 	L.label = grow(L.label, len(c.Tris))
-	L.start = grow(L.start, int(ng)+1)
-	clear(L.start)
 	for f := range c.Tris {
 		L.label[f] = -1
 		if b := below.label[f]; b >= 0 {
 			L.label[f] = group[b]
-			L.start[group[b]+1]++
 		}
 	}
-	for i := 1; i <= int(ng); i++ {
-		L.start[i] += L.start[i-1]
-	}
-	L.faces = grow(L.faces, int(L.start[ng]))
-	for f, id := range L.label {
-		if id >= 0 {
-			L.faces[L.start[id]] = int32(f)
-			L.start[id]++
-		}
-	}
-	for i := int(ng); i > 0; i-- {
-		L.start[i] = L.start[i-1]
-	}
-	L.start[0] = 0
+	L.start, L.faces = groupBy(L.label, int(ng), L.start, L.faces)
 	L.ofPatch = grow(L.ofPatch, len(ps.start)-1)
 	for p := range L.ofPatch {
 		L.ofPatch[p] = group[below.ofPatch[p]]
 	}
 	// Each cluster's children, in order (childrenSafe).
-	L.kidStart = grow(L.kidStart, int(ng)+1)
-	clear(L.kidStart)
-	for _, id := range group {
-		L.kidStart[id+1]++
-	}
-	for i := 1; i <= int(ng); i++ {
-		L.kidStart[i] += L.kidStart[i-1]
-	}
-	L.kids = grow(L.kids, nb)
-	for x, id := range group {
-		L.kids[L.kidStart[id]] = int32(x)
-		L.kidStart[id]++
-	}
-	for i := int(ng); i > 0; i-- {
-		L.kidStart[i] = L.kidStart[i-1]
-	}
-	L.kidStart[0] = 0
+	L.kidStart, L.kids = groupBy(group, int(ng), L.kidStart, L.kids)
 	s.finishLevel(k)
 	return true
+}
+
+// groupBy lists, for each key k ∈ [0, n), the indices i with key[i] = k
+// in increasing order, as items[start[k]:start[k+1]] (a counting sort into
+// start and items, grown as needed); negative keys are left out.
+func groupBy(key []int32, n int, start, items []int32) ([]int32, []int32) {
+	start = grow(start, n+1)
+	clear(start)
+	for _, k := range key {
+		if k >= 0 {
+			start[k+1]++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	items = grow(items, int(start[n]))
+	for i, k := range key {
+		if k >= 0 {
+			items[start[k]] = int32(i)
+			start[k]++
+		}
+	}
+	for i := n; i > 0; i-- {
+		start[i] = start[i-1]
+	}
+	start[0] = 0
+	return start, items
 }
 
 // keepsDisk reports whether adding face g to patch id (a disk) leaves it
