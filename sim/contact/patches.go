@@ -127,16 +127,20 @@ type patchSet struct {
 // with its boundary loop (empty: not a disk, never certified) and its
 // certificate for the current velocities.
 type clusterLevel struct {
-	label           []int32 // per face slot: its cluster; −1 for a free slot
-	ofPatch         []int32 // per patch: its cluster
-	kidStart, kids  []int32 // cluster c's clusters of the level below: kids[kidStart[c]:kidStart[c+1]] (levels above 0)
-	start, faces    []int32 // cluster c's faces: faces[start[c]:start[c+1]]
-	loopStart, loop []int32 // cluster c's boundary loop, vertex slots in face order
-	vstart, verts   []int32 // cluster c's vertex slots: verts[vstart[c]:vstart[c+1]]
+	label          []int32 // per face slot: its cluster; −1 for a free slot
+	ofPatch        []int32 // per patch: its cluster
+	kidStart, kids []int32 // cluster c's clusters of the level below: kids[kidStart[c]:kidStart[c+1]] (levels above 0)
+	start, faces   []int32 // cluster c's faces: faces[start[c]:start[c+1]]
+	// Level 0: cluster c's boundary loop, vertex slots in face order, and
+	// its vertex slots (finishLevel). Above it they are traced when
+	// certifyChunk first needs them (at; shape reads either).
+	loopStart, loop []int32 // loop[loopStart[c]:loopStart[c+1]]
+	vstart, verts   []int32 // verts[vstart[c]:vstart[c+1]]
+	at              []traceRef
 	// The shape certificate (certifyShape): the reference positions of the
 	// vertices (aligned with verts), the slack ε (0: none) and the call
 	// that set it.
-	ref     []geom.Vec3
+	ref     []geom.Vec3 // level 0; above it in the trace's arena
 	eps     []float64
 	refCall []int64
 	safe    []bool // certified for the current trajectories
@@ -262,14 +266,26 @@ func (s *Solver) buildPatches() {
 	// Greedy growth from seeds in that order, each patch a disk
 	// (keepsDisk), up to patchSize faces.
 	s.psize = s.psize[:0]
+	// s.growing marks the vertices of the patch being grown with its id,
+	// so that keepsDisk need not scan the third vertex's faces (a fifth of
+	// a rebuild did).
+	s.growing = grow(s.growing, len(c.X))
+	for i := range s.growing {
+		s.growing[i] = -1
+	}
+	join := func(f, id int32) {
+		ps.of[f] = id
+		t := c.Tris[f]
+		s.growing[t[0]], s.growing[t[1]], s.growing[t[2]] = id, id, id
+	}
 	grow1 := func(f int32, id int32, limit int, queue []int32) []int32 {
 		queue = append(queue[:0], f)
-		ps.of[f] = id
+		join(f, id)
 		n := 1
 		for i := 0; i < len(queue) && n < limit; i++ {
 			for _, g := range s.adj[queue[i]] {
-				if g >= 0 && ps.of[g] == -1 && n < limit && s.keepsDisk(g, id) {
-					ps.of[g] = id
+				if g >= 0 && ps.of[g] == -1 && n < limit && s.keepsDisk(g, id, true) {
+					join(g, id)
 					queue = append(queue, g)
 					n++
 				}
@@ -304,7 +320,7 @@ func (s *Solver) buildPatches() {
 				if g < 0 {
 					continue
 				}
-				if q := ps.of[g]; q >= 0 && s.psize[q] < 2*patchSize && s.keepsDisk(f, q) {
+				if q := ps.of[g]; q >= 0 && s.psize[q] < 2*patchSize && s.keepsDisk(f, q, false) {
 					ps.of[f] = q
 					s.psize[q]++
 					changed = true
@@ -348,11 +364,11 @@ func (s *Solver) buildPatches() {
 		ps.start[p] = ps.start[p-1]
 	}
 	ps.start[0] = 0
-	s.nextV = grow(s.nextV, len(c.X))
-	for i := range s.nextV {
-		s.nextV[i] = -1
+	s.loop0.size(len(c.X))
+	for k := range s.traces {
+		a := &s.traces[k]
+		a.loop, a.verts, a.ref = a.loop[:0], a.verts[:0], a.ref[:0]
 	}
-	s.vmark = grow(s.vmark, len(c.X))
 	// Level 0: the patches.
 	for len(ps.levels) < 1 {
 		ps.levels = append(ps.levels, clusterLevel{})
@@ -378,29 +394,100 @@ func (s *Solver) buildPatches() {
 }
 
 // finishLevel finds the boundary loops of level k's clusters and sizes its
-// per-call flags.
+// per-call flags. Above level 0 the loops are left to trace: a cluster
+// needs its loop and vertex list only to be certified, which it is only
+// while every cluster below it is, and on the gathering curtain that is
+// 32 % of the faces at level 1 and none above (recorded frames). Tracing
+// every level was half of a rebuild after a remesh.
 func (s *Solver) finishLevel(k int) {
 	L := &s.ps.levels[k]
 	nc := len(L.start) - 1
 	L.loopStart, L.loop = L.loopStart[:0], L.loop[:0]
-	L.vstart, L.verts = grow(L.vstart, nc+1), L.verts[:0]
-	for id := 0; id < nc; id++ {
+	L.vstart, L.verts = L.vstart[:0], L.verts[:0]
+	if k == 0 {
+		L.vstart = grow(L.vstart, nc+1)
+		for id := 0; id < nc; id++ {
+			L.loopStart = append(L.loopStart, int32(len(L.loop)))
+			L.loop = s.boundaryLoop(&s.loop0, L.loop, k, int32(id))
+			// Each cluster's vertex slots, in the order its faces name
+			// them first: boundaryLoop's list of those it saw.
+			L.vstart[id] = int32(len(L.verts))
+			L.verts = append(L.verts, s.loop0.seen...)
+		}
 		L.loopStart = append(L.loopStart, int32(len(L.loop)))
-		L.loop = s.boundaryLoop(L.loop, k, int32(id))
-		// Each cluster's vertex slots, in the order its faces name them
-		// first: boundaryLoop's list of those it saw.
-		L.vstart[id] = int32(len(L.verts))
-		L.verts = append(L.verts, s.touched2...)
+		L.vstart[nc] = int32(len(L.verts))
+		L.ref = grow(L.ref, len(L.verts))
+	} else {
+		L.at = grow(L.at, nc)
+		for id := range L.at {
+			L.at[id] = traceRef{piece: -1}
+		}
 	}
-	L.loopStart = append(L.loopStart, int32(len(L.loop)))
-	L.vstart[nc] = int32(len(L.verts))
-	L.ref = grow(L.ref, len(L.verts))
 	L.eps, L.refCall = grow(L.eps, nc), grow(L.refCall, nc)
 	clear(L.eps)
 	for i := range L.refCall {
 		L.refCall[i] = -1
 	}
 	L.safe, L.redo = grow(L.safe, nc), grow(L.redo, nc)
+}
+
+// traceRef is where the trace of a cluster above level 0 lies: in piece's
+// arena (s.traces), its loop at loop[loop0:loop1] and its vertex slots and
+// their references at verts, ref[v0:v1]; piece −1 when not traced yet.
+type traceRef struct{ piece, loop0, loop1, v0, v1 int32 }
+
+// traceArena holds the traces made by one piece of certifyChunk since the
+// last rebuild, and its boundaryLoop scratch. A cluster's piece is fixed
+// while the hierarchy is (its index's share of the level), so each arena
+// is written by one goroutine at a time and read back by the same piece.
+type traceArena struct {
+	loop, verts []int32
+	ref         []geom.Vec3
+	sc          loopScratch
+}
+
+// trace traces cluster id of level lv (above 0) into piece k's arena.
+func (s *Solver) trace(k, lv int, id int32) {
+	a := &s.traces[k]
+	a.sc.size(len(s.c.X))
+	l0, v0 := len(a.loop), len(a.verts)
+	a.loop = s.boundaryLoop(&a.sc, a.loop, lv, id)
+	a.verts = append(a.verts, a.sc.seen...)
+	a.ref = slices.Grow(a.ref, len(a.sc.seen))[:len(a.verts)]
+	s.ps.levels[lv].at[id] = traceRef{int32(k), int32(l0), int32(len(a.loop)), int32(v0), int32(len(a.verts))}
+}
+
+// shape returns cluster id of level lv's boundary loop, vertex slots and
+// their reference positions: level 0's from finishLevel, the others' from
+// their trace (nil when not traced).
+func (s *Solver) shape(lv int, id int32) (loop, verts []int32, ref []geom.Vec3) {
+	L := &s.ps.levels[lv]
+	if lv == 0 {
+		return L.loop[L.loopStart[id]:L.loopStart[id+1]], L.verts[L.vstart[id]:L.vstart[id+1]], L.ref[L.vstart[id]:L.vstart[id+1]]
+	}
+	t := L.at[id]
+	if t.piece < 0 {
+		return nil, nil, nil
+	}
+	a := &s.traces[t.piece]
+	return a.loop[t.loop0:t.loop1], a.verts[t.v0:t.v1], a.ref[t.v0:t.v1]
+}
+
+// loopScratch is boundaryLoop's scratch, per vertex slot (nextV all −1
+// and vmark all false between calls), and the lists it fills.
+type loopScratch struct {
+	nextV         []int32
+	vmark         []bool
+	touched, seen []int32
+}
+
+// size makes room for nv vertex slots, keeping the scratch clean.
+func (sc *loopScratch) size(nv int) {
+	if cap(sc.nextV) < nv {
+		sc.nextV = slices.Repeat([]int32{-1}, nv+nv/4)
+		sc.vmark = make([]bool, nv+nv/4)
+	}
+	sc.nextV, sc.vmark = sc.nextV[:nv], sc.vmark[:nv]
 }
 
 // groupLevel builds level k by grouping up to groupSize clusters of level
@@ -495,8 +582,9 @@ func groupBy(key []int32, n int, start, items []int32) ([]int32, []int32) {
 // keepsDisk reports whether adding face g to patch id (a disk) leaves it
 // a disk: g shares two or three edges with it, or one edge and its third
 // vertex is not in the patch yet (one edge and a vertex already in it
-// would pinch the patch or enclose a hole).
-func (s *Solver) keepsDisk(g, id int32) bool {
+// would pinch the patch or enclose a hole). growing: id is the patch
+// being grown, whose vertices s.growing marks.
+func (s *Solver) keepsDisk(g, id int32, growing bool) bool {
 	ps := &s.ps
 	t := s.c.Tris[g]
 	shared, opp := 0, int32(-1)
@@ -508,6 +596,9 @@ func (s *Solver) keepsDisk(g, id int32) bool {
 	}
 	if shared != 1 {
 		return shared >= 2
+	}
+	if growing {
+		return s.growing[opp] != id
 	}
 	for _, f := range s.vfList[s.vfStart[opp]:s.vfStart[opp+1]] {
 		if ps.of[f] == id {
@@ -524,20 +615,20 @@ func (ps *patchSet) patchFaces(p int32) []int32 { return ps.faces[ps.start[p]:ps
 // the vertex slots in the faces' orientation, when it is a topological
 // disk: no non-manifold edge, V − E + F = 1 and one boundary loop through
 // every boundary edge, each boundary vertex once. Otherwise it returns dst
-// unchanged. Either way it leaves in s.touched2 the cluster's vertex
-// slots, in the order its faces name them first. It uses s.nextV (all −1)
-// and s.vmark (all false) as scratch and leaves them so.
-func (s *Solver) boundaryLoop(dst []int32, k int, id int32) []int32 {
+// unchanged. Either way it leaves in sc.seen the cluster's vertex slots,
+// in the order its faces name them first. It uses sc.nextV (all −1) and
+// sc.vmark (all false) and leaves them so.
+func (s *Solver) boundaryLoop(sc *loopScratch, dst []int32, k int, id int32) []int32 {
 	c, L := s.c, &s.ps.levels[k]
-	touched, seen := s.touched[:0], s.touched2[:0]
+	touched, seen := sc.touched[:0], sc.seen[:0]
 	nb, ok := 0, true
 	start := int32(-1)
 	fs := L.faces[L.start[id]:L.start[id+1]]
 	for _, f := range fs {
 		t := c.Tris[f]
 		for j := 0; j < 3; j++ {
-			if v := t[j]; !s.vmark[v] {
-				s.vmark[v] = true
+			if v := t[j]; !sc.vmark[v] {
+				sc.vmark[v] = true
 				seen = append(seen, v)
 			}
 			g := s.adj[f][j]
@@ -548,11 +639,11 @@ func (s *Solver) boundaryLoop(dst []int32, k int, id int32) []int32 {
 				continue
 			}
 			u, v := t[j], t[(j+1)%3]
-			if s.nextV[u] >= 0 {
+			if sc.nextV[u] >= 0 {
 				ok = false // two boundary edges leave u: a pinch
 				continue
 			}
-			s.nextV[u] = v
+			sc.nextV[u] = v
 			touched = append(touched, u)
 			start = u
 			nb++
@@ -562,7 +653,7 @@ func (s *Solver) boundaryLoop(dst []int32, k int, id int32) []int32 {
 	if ok && nb > 0 && (3*nf+nb)%2 == 0 && len(seen)-(3*nf+nb)/2+nf == 1 {
 		n := len(dst)
 		dst = append(dst, start)
-		for v := s.nextV[start]; v != start; v = s.nextV[v] {
+		for v := sc.nextV[start]; v != start; v = sc.nextV[v] {
 			if v < 0 || len(dst)-n >= nb {
 				ok = false
 				break
@@ -574,12 +665,12 @@ func (s *Solver) boundaryLoop(dst []int32, k int, id int32) []int32 {
 		}
 	}
 	for _, u := range touched {
-		s.nextV[u] = -1
+		sc.nextV[u] = -1
 	}
 	for _, v := range seen {
-		s.vmark[v] = false
+		sc.vmark[v] = false
 	}
-	s.touched, s.touched2 = touched, seen
+	sc.touched, sc.seen = touched, seen
 	return dst
 }
 
@@ -610,14 +701,12 @@ func (s *Solver) boundaryLoop(dst []int32, k int, id int32) []int32 {
 func (s *Solver) certifyShape(k, lv int, id int32) float64 {
 	c, ps := s.c, &s.ps
 	L := &ps.levels[lv]
-	loop := L.loop[L.loopStart[id]:L.loopStart[id+1]]
+	loop, verts, ref := s.shape(lv, id)
 	nb := len(loop)
 	if nb < 3 {
 		return 0
 	}
 	fs := L.faces[L.start[id]:L.start[id+1]]
-	verts := L.verts[L.vstart[id]:L.vstart[id+1]]
-	ref := L.ref[L.vstart[id]:L.vstart[id+1]]
 	for i, v := range verts {
 		ref[i] = c.X[v]
 	}
@@ -794,9 +883,8 @@ func (s *Solver) retryDist(lv int, id int32) float64 {
 // nearRef reports whether every vertex of cluster id of level lv lies
 // within tol of its reference at x^n, after the mean translation.
 func (s *Solver) nearRef(lv int, id int32, tol float64) bool {
-	c, L := s.c, &s.ps.levels[lv]
-	verts := L.verts[L.vstart[id]:L.vstart[id+1]]
-	ref := L.ref[L.vstart[id]:L.vstart[id+1]]
+	c := s.c
+	_, verts, ref := s.shape(lv, id)
 	var t geom.Vec3
 	for i, v := range verts {
 		t = t.Add(c.X[v].Sub(ref[i]))
@@ -823,8 +911,7 @@ func (s *Solver) withinSlack(lv int, id int32) bool {
 	if !(eps > 0) {
 		return false
 	}
-	verts := L.verts[L.vstart[id]:L.vstart[id+1]]
-	ref := L.ref[L.vstart[id]:L.vstart[id+1]]
+	_, verts, ref := s.shape(lv, id)
 	dt := s.dt
 	var t0, t1 geom.Vec3
 	for i, v := range verts {
@@ -875,9 +962,14 @@ func (s *Solver) certifyChunk(k, lo, hi int) {
 		if !s.allCert && !L.redo[id] {
 			continue
 		}
-		switch {
-		case !s.childrenSafe(lv, int32(id)):
+		if !s.childrenSafe(lv, int32(id)) {
 			L.safe[id] = false
+			continue
+		}
+		if lv > 0 && L.at[id].piece < 0 {
+			s.trace(k, lv, int32(id))
+		}
+		switch {
 		case s.withinSlack(lv, int32(id)):
 			L.safe[id] = true
 		case L.refCall[id] == s.calls:

@@ -3,9 +3,11 @@ package contact
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"drape/sim/geom"
+	"drape/sim/parallel"
 )
 
 // certifiedPatches builds the solver's topology and patches for c over a
@@ -548,5 +550,133 @@ func TestTopologyAfterChanges(t *testing.T) {
 	t.Logf("%d changes, %d rounds found incrementally, %d faces, %d vertices at the end", changed, incremental, len(c.Tris), len(c.X))
 	if incremental < 400 {
 		t.Errorf("only %d of 500 rounds incremental: the test checks too little", incremental)
+	}
+}
+
+// TestTracedShapes checks the clusters above the patches, whose boundary
+// loops and vertex lists are traced only when a certificate first needs
+// them (trace): on a sheet rolled into a tight tube at one end (clusters
+// there are no graphs) and gently waved elsewhere, every cluster whose
+// children are all certified is traced and the others are not; each
+// trace is the cluster's own, checked by the test's own reading of the
+// faces (every step of the loop a boundary edge, each once; the vertex
+// slots in the order the faces name them first), and lies in the arena
+// of the piece that certifies the cluster; a change of the faces drops
+// every trace.
+func TestTracedShapes(t *testing.T) {
+	const dt = 0.005
+	c := sheet(t, 1, 32, 0, 0, 0, geom.Vec3{})
+	for i, x := range c.X {
+		if x.X > 0.2 { // rolled about the line x = 0.2, radius 2 cm
+			a := (x.X - 0.2) / 0.02
+			c.X[i] = geom.Vec3{X: 0.2 + 0.02*math.Sin(a), Y: x.Y, Z: 0.02 * (1 - math.Cos(a))}
+		} else {
+			c.X[i].Z = 0.01 * math.Sin(9*x.X+5*x.Y)
+		}
+	}
+	s := certifiedPatches(c, dt)
+	ps := &s.ps
+	if len(ps.levels) < 3 {
+		t.Fatalf("%d levels, want at least three", len(ps.levels))
+	}
+	traced, untraced := 0, 0
+	for lv := 1; lv < len(ps.levels); lv++ {
+		L, below := &ps.levels[lv], &ps.levels[lv-1]
+		nc := len(L.start) - 1
+		for id := int32(0); id < int32(nc); id++ {
+			kidsSafe := true
+			for _, x := range L.kids[L.kidStart[id]:L.kidStart[id+1]] {
+				kidsSafe = kidsSafe && below.safe[x]
+			}
+			at := L.at[id]
+			if at.piece < 0 {
+				untraced++
+				if kidsSafe {
+					t.Errorf("level %d cluster %d: its children are certified but it was not traced", lv, id)
+				}
+				continue
+			}
+			traced++
+			if !kidsSafe {
+				t.Errorf("level %d cluster %d: traced though a child is not certified", lv, id)
+			}
+			if k := int(at.piece); int(id) < k*nc/parallel.Chunks || int(id) >= (k+1)*nc/parallel.Chunks {
+				t.Errorf("level %d cluster %d of %d: traced in piece %d's arena", lv, id, nc, k)
+			}
+			loop, verts, ref := s.shape(lv, id)
+			fs := L.faces[L.start[id]:L.start[id+1]]
+			inCluster := map[int32]bool{}
+			for _, f := range fs {
+				inCluster[f] = true
+			}
+			// The cluster's vertex slots in the order its faces name them
+			// first, and its boundary: edges whose reverse no face of it has.
+			var want []int32
+			seen := map[int32]bool{}
+			edges := map[[2]int32]bool{}
+			for _, f := range fs {
+				tr := c.Tris[f]
+				for j := 0; j < 3; j++ {
+					if !seen[tr[j]] {
+						seen[tr[j]] = true
+						want = append(want, tr[j])
+					}
+					edges[[2]int32{tr[j], tr[(j+1)%3]}] = true
+				}
+			}
+			nb := 0
+			for e := range edges {
+				if !edges[[2]int32{e[1], e[0]}] {
+					nb++
+				}
+			}
+			if !slices.Equal(verts, want) || len(ref) != len(verts) {
+				t.Errorf("level %d cluster %d: vertex slots %v (%d references), want %v", lv, id, verts, len(ref), want)
+			}
+			if len(loop) == 0 { // no disk, by boundaryLoop: check that by V − E + F and the boundary's branching
+				out := map[int32]int{}
+				undirected := 0
+				for e := range edges {
+					if !edges[[2]int32{e[1], e[0]}] {
+						out[e[0]]++
+						undirected += 2
+					} else {
+						undirected++
+					}
+				}
+				branched := false
+				for _, n := range out {
+					branched = branched || n > 1
+				}
+				if nb > 0 && !branched && len(want)-undirected/2+len(fs) == 1 {
+					t.Errorf("level %d cluster %d: a disk with no loop traced", lv, id)
+				}
+				continue
+			}
+			if len(loop) != nb {
+				t.Errorf("level %d cluster %d: loop of %d vertices, %d boundary edges", lv, id, len(loop), nb)
+				continue
+			}
+			for i, u := range loop {
+				v := loop[(i+1)%len(loop)]
+				if !edges[[2]int32{u, v}] || edges[[2]int32{v, u}] {
+					t.Errorf("level %d cluster %d: loop step %d→%d is no boundary edge of it", lv, id, u, v)
+				}
+			}
+		}
+	}
+	t.Logf("%d clusters above the patches traced, %d not", traced, untraced)
+	if traced == 0 || untraced == 0 {
+		t.Errorf("traced %d, untraced %d: the sheet exercises only one outcome", traced, untraced)
+	}
+	// A change of the faces rebuilds the hierarchy and drops every trace.
+	c.Tris[0], c.Tris[1] = [3]int32{-1, -1, -1}, [3]int32{-1, -1, -1}
+	s.clothTopology()
+	for lv := 1; lv < len(ps.levels); lv++ {
+		for id, at := range ps.levels[lv].at[:len(ps.levels[lv].start)-1] {
+			if at.piece >= 0 {
+				t.Fatalf("level %d cluster %d: still traced after the faces changed", lv, id)
+			}
+		}
 	}
 }

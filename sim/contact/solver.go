@@ -145,14 +145,15 @@ type Solver struct {
 	topoAll bool
 
 	// patch scratch
-	patchCell         float64 // cell side of the patch grid this call
-	pnear             []bool  // per patch: near the current body (patchNearChunk)
-	allCert           bool    // certifyPatches: every cluster, or those marked redo
-	certLevel         int     // certifyPatches: the level certifyChunk works on
-	calls             int64   // Resolve calls so far (certifyChunk: certified at x^n in this call)
-	nextV             []int32
-	vmark             []bool
+	patchCell         float64                     // cell side of the patch grid this call
+	pnear             []bool                      // per patch: near the current body (patchNearChunk)
+	allCert           bool                        // certifyPatches: every cluster, or those marked redo
+	certLevel         int                         // certifyPatches: the level certifyChunk works on
+	calls             int64                       // Resolve calls so far (certifyChunk: certified at x^n in this call)
+	loop0             loopScratch                 // finishLevel's at level 0
+	traces            [parallel.Chunks]traceArena // certifyChunk's traces above level 0
 	touched, touched2 []int32
+	growing           []int32 // buildPatches: per vertex slot, the patch being grown that holds it
 	faceOrder, psize  []int32
 	renum             []int32
 
