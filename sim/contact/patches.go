@@ -294,7 +294,7 @@ func (s *Solver) buildPatches() {
 		s.psize = append(s.psize, int32(n))
 		return queue
 	}
-	queue := s.touched2[:0]
+	queue := s.growQueue[:0]
 	for _, f := range order {
 		if ps.of[f] == -1 {
 			queue = grow1(f, int32(len(s.psize)), patchSize, queue)
@@ -334,7 +334,7 @@ func (s *Solver) buildPatches() {
 			queue = grow1(f, int32(len(s.psize)), patchSize, queue)
 		}
 	}
-	s.touched2 = queue
+	s.growQueue = queue
 	// Renumber the non-empty patches and list their faces (CSR).
 	s.renum = grow(s.renum, len(s.psize))
 	np := 0
@@ -507,7 +507,7 @@ func (s *Solver) groupLevel(k int) bool {
 	// Breadth-first over the clusters below, their neighbours found
 	// through their faces' edges.
 	ng := int32(0)
-	queue := s.touched[:0]
+	queue := s.groupQueue[:0]
 	for x := int32(0); x < int32(nb); x++ {
 		if group[x] >= 0 {
 			continue
@@ -529,7 +529,7 @@ func (s *Solver) groupLevel(k int) bool {
 		}
 		ng++
 	}
-	s.touched, s.renum = queue, group
+	s.groupQueue, s.renum = queue, group
 	if int(ng) == nb {
 		return false
 	}
