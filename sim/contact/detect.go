@@ -221,7 +221,8 @@ type candGroup struct {
 
 // testNoShortcuts, set by tests only, turns off the shortcuts that must not
 // change any result (the candGroup cull, a round body's distances kept
-// for the CCD passes), so that a test can compare.
+// for the CCD passes, the star bounds of neighbouring faces), so that a
+// test can compare.
 var testNoShortcuts bool
 
 // outgrown sets fout[f] for every live cloth triangle whose swept box

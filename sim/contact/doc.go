@@ -34,7 +34,9 @@
 // a certificate holds for all shapes within a slack of the one it was
 // made at, so it lasts while the cloth deforms little; the pairs of
 // patches not inside one certified cluster are tested triangle by
-// triangle (patches.go). The proximity query's triangle pairs serve every
+// triangle (patches.go), except two faces that share a vertex whose star
+// keeps its primitives h apart (a bound from the star's projected angles
+// and altitudes, stars.go). The proximity query's triangle pairs serve every
 // CCD pass of the call (a triangle that outgrows its box adds its new
 // pairs once, and a cluster that loses its certificate adds the pairs it
 // covered), each with a lower bound of its primitive distances at x^n, so

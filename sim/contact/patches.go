@@ -1141,18 +1141,33 @@ func (s *Solver) sortByLoX(fs []int32) []int32 {
 // sweepPairs runs narrowSelf on face f and each of the faces gs (sorted by
 // sortByLoX) whose box (s.self) meets f's, up to the first whose box starts
 // beyond f's along x, writing to out, and keeps each such pair as a
-// candidate of the call (cands).
+// candidate of the call (cands). A partner that shares a vertex with f,
+// whose star keeps its faces' primitives at least h apart (starBound),
+// is kept with that bound and not tested: nothing in it is within h.
 func (s *Solver) sweepPairs(out *[]pair, cands *[]cand, f int32, gs []int32) {
 	lo, hi := s.self.lo, s.self.hi
 	flo, fhi := lo[f], hi[f]
+	ft, tris, th := s.c.Tris[f], s.c.Tris, s.p.Thickness
+	lastV, lastB := int32(-1), 0.0 // consecutive partners often share the same vertex
 	for _, g := range gs {
 		glo := lo[g]
 		if glo.X > fhi.X {
 			return
 		}
-		if boxesMeet(flo, fhi, glo, hi[g]) {
-			*cands = append(*cands, cand{f, g, -1, s.narrowSelf(out, f, g)})
+		if !boxesMeet(flo, fhi, glo, hi[g]) {
+			continue
 		}
+		d := 0.0
+		if v := sharedVertex(ft, tris[g]); v == lastV {
+			d = lastB
+		} else if v >= 0 && !testNoShortcuts {
+			d = s.starBound(v)
+			lastV, lastB = v, d
+		}
+		if !(d >= th) {
+			d = s.narrowSelf(out, f, g)
+		}
+		*cands = append(*cands, cand{f, g, -1, d})
 	}
 }
 

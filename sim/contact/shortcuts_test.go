@@ -31,14 +31,18 @@ func foldingBook(t *testing.T) *Cloth {
 
 // TestShortcutsChangeNothing runs two scenes with and without the
 // shortcuts that testNoShortcuts turns off — the CCD passes ruling out a
-// patch pair's candidate pairs together (candGroup) and taking a round
-// body's distances to the faces from the proximity pass — and requires the
+// patch pair's candidate pairs together (candGroup), taking a round
+// body's distances to the faces from the proximity pass, and the proximity
+// pass keeping neighbouring faces with their star's bound untested
+// (starBound) — and requires the
 // same positions to the bit at every step. The scenes: the book of
 // TestFoldOver closing for 60 steps (self-collision, CCD hits), and a wavy
 // sheet dropped onto a sphere at 3 m/s and pressed into it for 60 steps.
 // It fails when a group's bound is not the least of its pairs' (the
-// largest, say: pairs that collide are skipped); distances kept from an
-// earlier call are TestRoundDistanceOfThisCall's.
+// largest, say: pairs that collide are skipped), and when a star's bound
+// exceeds its faces' distances (three times β: near neighbours within h
+// go untested); distances kept from an earlier call are
+// TestRoundDistanceOfThisCall's.
 func TestShortcutsChangeNothing(t *testing.T) {
 	ball := Body{Radius: 0.25, Core: [2]geom.Vec3{{Z: -0.3}, {Z: -0.3}}, CoreTo: [2]geom.Vec3{{Z: -0.3}, {Z: -0.3}}, Friction: 0.3}
 	scenes := []struct {
@@ -46,20 +50,22 @@ func TestShortcutsChangeNothing(t *testing.T) {
 		cloth  func() *Cloth
 		bodies []Body
 		g      geom.Vec3
+		stars  bool // the scene is there for the star bounds, not for CCD hits
 	}{
-		{"book", func() *Cloth { return foldingBook(t) }, nil, geom.Vec3{}},
+		{"book", func() *Cloth { return foldingBook(t) }, nil, geom.Vec3{}, false},
 		{"sphere", func() *Cloth {
 			c := sheet(t, 0.8, 16, 0, 0, 0.02, geom.Vec3{Z: -3})
 			for i, x := range c.X {
 				c.X[i].Z += 0.02 * math.Sin(11*x.X) * math.Cos(7*x.Y)
 			}
 			return c
-		}, []Body{ball}, geom.Vec3{Z: -9.81}},
+		}, []Body{ball}, geom.Vec3{Z: -9.81}, false},
+		{"crumple", crumpled, nil, geom.Vec3{}, true},
 	}
 	defer func() { testNoShortcuts = false }()
 	for _, sc := range scenes {
 		var runs [2][][]geom.Vec3
-		var hits, skipped int
+		var hits, skipped, prox, above, below int
 		for r, off := range []bool{false, true} {
 			testNoShortcuts = off
 			c := sc.cloth()
@@ -74,6 +80,9 @@ func TestShortcutsChangeNothing(t *testing.T) {
 				if !off {
 					hits += st.CCDHits
 					skipped += s.groupsFar()
+					prox += st.SelfProximity
+					a, b := s.starsOfCall()
+					above, below = above+a, below+b
 				}
 			}
 		}
@@ -82,11 +91,49 @@ func TestShortcutsChangeNothing(t *testing.T) {
 				t.Fatalf("%s: the positions differ at step %d", sc.name, step)
 			}
 		}
-		t.Logf("%s: %d CCD hits, %d candidate groups that patchesFar rules out with the velocities at the end of each call", sc.name, hits, skipped)
-		if hits == 0 {
+		t.Logf("%s: %d CCD hits, %d candidate groups that patchesFar rules out with the velocities at the end of each call, %d self-proximity pairs, %d stars measured with β ≥ h and %d with 0 < β < h",
+			sc.name, hits, skipped, prox, above, below)
+		switch {
+		case !sc.stars && hits == 0:
 			t.Errorf("%s: no CCD hit: the comparison checks nothing", sc.name)
+		case sc.stars && (prox == 0 || above == 0 || below == 0):
+			t.Errorf("%s: no self-proximity pair or no star on either side of h: the comparison checks nothing", sc.name)
 		}
 	}
+}
+
+// crumpled is a 0.2 m sheet of 7 mm edges squeezed to half its width
+// into folds 2.5 mm high every 11 mm, squeezing on at 0.3 m/s: faces
+// tilted up to 55°, neighbours across the folds' crests within h and
+// stars whose bound straddles it.
+func crumpled() *Cloth {
+	m, _ := geom.RegularGrid(0.2, 0.2, 28, 28)
+	c := &Cloth{Tris: m.Tris}
+	for _, p := range m.Pos {
+		x := 0.5 * (p.X - 0.1)
+		c.X = append(c.X, geom.Vec3{X: x, Y: p.Y - 0.1, Z: 0.0025 * math.Sin(2*math.Pi*x/0.011)})
+		c.V = append(c.V, geom.Vec3{X: -3 * x})
+		c.InvMass = append(c.InvMass, 1/(0.1*0.04/float64(len(m.Pos))))
+	}
+	return c
+}
+
+// starsOfCall counts the stars starBound measured in the last call with
+// β ≥ h and with 0 < β < h.
+func (s *Solver) starsOfCall() (above, below int) {
+	stamp := uint64(uint32(s.calls)) << 32
+	for _, m := range s.starMemo {
+		if m&^0xffffffff != stamp {
+			continue
+		}
+		switch b := float64(math.Float32frombits(uint32(m))); {
+		case b >= s.p.Thickness:
+			above++
+		case b > 0:
+			below++
+		}
+	}
+	return above, below
 }
 
 // groupsFar counts the candidate groups of the last call that patchesFar

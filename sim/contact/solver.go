@@ -137,6 +137,10 @@ type Solver struct {
 	ps       patchSet   // patches and their certificates (patches.go)
 	self     grid       // the cloth's face boxes (lo, hi), read by every stage
 	cellLen  float64    // mean cloth edge length at the last build
+	// stars (stars.go): per vertex, its rim in fan order (aligned with
+	// vfList) and last rim vertex, and starBound's record
+	starRim, starLast []int32
+	starMemo          []uint64
 
 	// touchedVertices: per vertex slot, a face around it changed since
 	// the last build; topoAll: find every face's adjacency and ownership
@@ -200,6 +204,7 @@ type Solver struct {
 	detectRF     func(k, lo, hi int)
 	// patches.go's passes, bound once (a method value allocates)
 	certifyFn, adjacencyFn     func(k, lo, hi int)
+	starRimFn                  func(k, lo, hi int)
 	patchPairsFn, patchTestFn  func(k, lo, hi int)
 	patchMotionFn              func(k, lo, hi int)
 	extendSelfFn, extendBodyFn func(k, lo, hi int)
@@ -230,6 +235,7 @@ func NewSolver() *Solver {
 	s.detectC = s.detectCandChunk
 	s.certifyFn = s.certifyChunk
 	s.adjacencyFn = s.adjacencyChunk
+	s.starRimFn = s.starRimChunk
 	s.vertexBoxFn = s.vertexBoxChunk
 	s.faceBoxFn = s.faceBoxChunk
 	s.patchPairsFn = s.patchPairsChunk
@@ -631,6 +637,7 @@ func (s *Solver) clothTopology() {
 	}
 	s.vfStart[0] = 0
 	s.faceAdjacency()
+	s.starRims()
 	for f, t := range c.Tris {
 		if t[0] < 0 {
 			s.owner[f] = 0
