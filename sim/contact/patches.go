@@ -1148,6 +1148,9 @@ func (s *Solver) sweepPairs(out *[]pair, cands *[]cand, f int32, gs []int32) {
 	lo, hi := s.self.lo, s.self.hi
 	flo, fhi := lo[f], hi[f]
 	ft, tris, th := s.c.Tris[f], s.c.Tris, s.p.Thickness
+	// The bounds hold at x^n: in the proximity pass only (a CCD pass
+	// without one before it, the kernel benchmarks', tests every pair).
+	stars := s.mode == modeProximity && !testNoShortcuts
 	lastV, lastB := int32(-1), 0.0 // consecutive partners often share the same vertex
 	for _, g := range gs {
 		glo := lo[g]
@@ -1160,7 +1163,7 @@ func (s *Solver) sweepPairs(out *[]pair, cands *[]cand, f int32, gs []int32) {
 		d := 0.0
 		if v := sharedVertex(ft, tris[g]); v == lastV {
 			d = lastB
-		} else if v >= 0 && !testNoShortcuts {
+		} else if v >= 0 && stars {
 			d = s.starBound(v)
 			lastV, lastB = v, d
 		}
