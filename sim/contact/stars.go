@@ -193,21 +193,23 @@ func (s *Solver) measureStar(v int32) float64 {
 		rho2 = min(rho2, c*c/(e.Dot(e)-he*he))
 	}
 	// Winding: no face but those at the first ray may reach its direction
-	// (the tolerance counts a near miss as a hit).
+	// (the tolerance counts a near miss as a hit). With w = n̂×D, the
+	// projected cross products (X×D)·n̂ and (D×Y)·n̂ are −X·w and Y·w.
 	D := A[0]
+	w := n.Cross(D)
 	for m := 1; m < k; m++ {
 		if closed && m == k-1 {
 			break
 		}
-		tol := 1e-9 * math.Sqrt(P2[0]*max(P2[m], P2[m+1]))
-		if A[m].Cross(D).Dot(n) >= -tol && D.Cross(A[m+1]).Dot(n) >= -tol {
+		tol := 1e-9 * (P2[0] + max(P2[m], P2[m+1])) // ≥ 1e-9·|D|·|A|, projected
+		if -A[m].Dot(w) >= -tol && A[m+1].Dot(w) >= -tol {
 			return 0
 		}
 	}
 	if !closed {
 		// The gap, from the last ray counter-clockwise to the first.
 		L := A[k]
-		cg, dg := L.Cross(D).Dot(n), L.Dot(D)-h[k]*h[0]
+		cg, dg := -L.Dot(w), L.Dot(D)-h[k]*h[0]
 		if cg > 0 && dg > 0 {
 			sin2 = min(sin2, cg*cg/(P2[k]*P2[0]))
 		}
