@@ -585,8 +585,9 @@ func checkInput(c *Cloth, bodies []Body, dt float64) error {
 // clothTopology builds the vertex→face table, the ownership of vertices and
 // edges (Bender & Deul §6: each vertex and edge belongs to exactly one
 // triangle, the lowest-numbered live face that holds it, so that each
-// primitive pair is tested once) and the mean edge length (cellLen: a
-// body grid's least cell side, and the scale of the certificates' slack).
+// primitive pair is tested once), the stars' rims in fan order
+// (starRims) and the mean edge length (cellLen: a body grid's least cell
+// side, and the scale of the certificates' slack).
 //
 // All of it only when the faces changed. The mean edge is taken then too,
 // not at every call: the cloth stretches by a few per cent between
