@@ -125,12 +125,12 @@ func crumpled(t *testing.T) *Cloth {
 // starsOfCall counts the stars starBound measured in the last call with
 // β ≥ h and with 0 < β < h.
 func (s *Solver) starsOfCall() (above, below int) {
-	stamp := uint64(uint32(s.calls)) << 32
+	stamp := starStamp(s.calls)
 	for _, m := range s.starMemo {
 		if m&^0xffffffff != stamp {
 			continue
 		}
-		switch b := float64(math.Float32frombits(uint32(m))); {
+		switch b := starBeta(m); {
 		case b >= s.p.Thickness:
 			above++
 		case b > 0:

@@ -61,9 +61,9 @@ const maxStar = 16
 // ask first: the record is one word, loaded and stored atomically, and
 // two cores that measure the same star store the same bits.
 func (s *Solver) starBound(v int32) float64 {
-	stamp := uint64(uint32(s.calls)) << 32
+	stamp := starStamp(s.calls)
 	if m := atomic.LoadUint64(&s.starMemo[v]); m&^0xffffffff == stamp {
-		return float64(math.Float32frombits(uint32(m)))
+		return starBeta(m)
 	}
 	b := s.measureStar(v)
 	f := float32(b)
@@ -73,6 +73,11 @@ func (s *Solver) starBound(v int32) float64 {
 	atomic.StoreUint64(&s.starMemo[v], stamp|uint64(math.Float32bits(f)))
 	return float64(f)
 }
+
+// starStamp is the high half of the starMemo records made in call
+// calls, starBeta the β a record holds.
+func starStamp(calls int64) uint64 { return uint64(uint32(calls)) << 32 }
+func starBeta(m uint64) float64    { return float64(math.Float32frombits(uint32(m))) }
 
 // starRims sets, for every vertex v, its star's rim vertices in
 // counter-clockwise order (starRim[vfStart[v]:vfStart[v+1]]: face m of the
@@ -84,9 +89,7 @@ func (s *Solver) starRims() {
 	nv := len(s.c.X)
 	s.starRim = grow(s.starRim, int(s.vfStart[nv]))
 	s.starLast = grow(s.starLast, nv)
-	if len(s.starMemo) < nv {
-		s.starMemo = append(s.starMemo, make([]uint64, nv-len(s.starMemo))...)
-	}
+	s.starMemo = grow(s.starMemo, nv) // any record kept names an earlier call
 	parallel.ForChunks(nv, s.starRimFn)
 }
 
@@ -224,7 +227,7 @@ func (s *Solver) measureStar(v int32) float64 {
 // sharedVertex returns a vertex that faces t and u share, or −1.
 func sharedVertex(t, u [3]int32) int32 {
 	for _, v := range t {
-		if v == u[0] || v == u[1] || v == u[2] {
+		if has(u, v) {
 			return v
 		}
 	}

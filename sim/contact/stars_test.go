@@ -29,9 +29,10 @@ func fan(rim []geom.Vec3, closed bool) *Cloth {
 	return c
 }
 
-// pointSegment, pointFace and segmentSegment are the exact distances the
-// test compares with, written for it: the least distance is at a
-// critical point inside the domain or on its border.
+// pointSegment and segmentSegment are exact distances written for the
+// test (the least distance is at a critical point inside the domain or on
+// its border); point–face distances are geom.PointTriangleDistance's,
+// tested in geom.
 func pointSegment(p, a, b geom.Vec3) float64 {
 	e := b.Sub(a)
 	t := 0.0
@@ -39,17 +40,6 @@ func pointSegment(p, a, b geom.Vec3) float64 {
 		t = math.Max(0, math.Min(1, p.Sub(a).Dot(e)/l))
 	}
 	return p.Sub(a.Add(e.Scale(t))).Norm()
-}
-
-func pointFace(p, a, b, c geom.Vec3) float64 {
-	n := b.Sub(a).Cross(c.Sub(a))
-	if l := n.Dot(n); l > 0 {
-		q := p.Sub(n.Scale(p.Sub(a).Dot(n) / l)) // p in the face's plane
-		if b.Sub(a).Cross(q.Sub(a)).Dot(n) >= 0 && c.Sub(b).Cross(q.Sub(b)).Dot(n) >= 0 && a.Sub(c).Cross(q.Sub(c)).Dot(n) >= 0 {
-			return p.Sub(q).Norm()
-		}
-	}
-	return math.Min(pointSegment(p, a, b), math.Min(pointSegment(p, b, c), pointSegment(p, c, a)))
 }
 
 func segmentSegment(p0, p1, q0, q1 geom.Vec3) float64 {
@@ -91,7 +81,7 @@ func starGap(c *Cloth) float64 {
 	for v := range x {
 		for _, t := range c.Tris {
 			if !has(t, int32(v)) {
-				d = math.Min(d, pointFace(x[v], x[t[0]], x[t[1]], x[t[2]]))
+				d = math.Min(d, geom.PointTriangleDistance(x[v], x[t[0]], x[t[1]], x[t[2]]))
 			}
 		}
 	}
