@@ -600,82 +600,261 @@ func TestTracedShapes(t *testing.T) {
 			if !kidsSafe {
 				t.Errorf("level %d cluster %d: traced though a child is not certified", lv, id)
 			}
-			if k := int(at.piece); int(id) < k*nc/parallel.Chunks || int(id) >= (k+1)*nc/parallel.Chunks {
-				t.Errorf("level %d cluster %d of %d: traced in piece %d's arena", lv, id, nc, k)
-			}
-			loop, verts, ref := s.shape(lv, id)
-			fs := L.faces[L.start[id]:L.start[id+1]]
-			inCluster := map[int32]bool{}
-			for _, f := range fs {
-				inCluster[f] = true
-			}
-			// The cluster's vertex slots in the order its faces name them
-			// first, and its boundary: edges whose reverse no face of it has.
-			var want []int32
-			seen := map[int32]bool{}
-			edges := map[[2]int32]bool{}
-			for _, f := range fs {
-				tr := c.Tris[f]
-				for j := 0; j < 3; j++ {
-					if !seen[tr[j]] {
-						seen[tr[j]] = true
-						want = append(want, tr[j])
-					}
-					edges[[2]int32{tr[j], tr[(j+1)%3]}] = true
-				}
-			}
-			nb := 0
-			for e := range edges {
-				if !edges[[2]int32{e[1], e[0]}] {
-					nb++
-				}
-			}
-			if !slices.Equal(verts, want) || len(ref) != len(verts) {
-				t.Errorf("level %d cluster %d: vertex slots %v (%d references), want %v", lv, id, verts, len(ref), want)
-			}
-			if len(loop) == 0 { // no disk, by boundaryLoop: check that by V − E + F and the boundary's branching
-				out := map[int32]int{}
-				undirected := 0
-				for e := range edges {
-					if !edges[[2]int32{e[1], e[0]}] {
-						out[e[0]]++
-						undirected += 2
-					} else {
-						undirected++
-					}
-				}
-				branched := false
-				for _, n := range out {
-					branched = branched || n > 1
-				}
-				if nb > 0 && !branched && len(want)-undirected/2+len(fs) == 1 {
-					t.Errorf("level %d cluster %d: a disk with no loop traced", lv, id)
-				}
-				continue
-			}
-			if len(loop) != nb {
-				t.Errorf("level %d cluster %d: loop of %d vertices, %d boundary edges", lv, id, len(loop), nb)
-				continue
-			}
-			for i, u := range loop {
-				v := loop[(i+1)%len(loop)]
-				if !edges[[2]int32{u, v}] || edges[[2]int32{v, u}] {
-					t.Errorf("level %d cluster %d: loop step %d→%d is no boundary edge of it", lv, id, u, v)
-				}
-			}
+			checkShape(t, s, lv, id)
 		}
 	}
 	t.Logf("%d clusters above the patches traced, %d not", traced, untraced)
 	if traced == 0 || untraced == 0 {
 		t.Errorf("traced %d, untraced %d: the sheet exercises only one outcome", traced, untraced)
 	}
-	// A change of the faces rebuilds the hierarchy and drops every trace.
+	// A change of the faces rebuilds the hierarchy: the clusters that hold
+	// a changed face lose their traces, and those that keep a certificate
+	// (keepClusters) keep a trace that is still their own.
 	c.Tris[0], c.Tris[1] = [3]int32{-1, -1, -1}, [3]int32{-1, -1, -1}
 	s.clothTopology()
+	kept := 0
 	for lv := 1; lv < len(ps.levels); lv++ {
-		for id, at := range ps.levels[lv].at[:len(ps.levels[lv].start)-1] {
-			if at.piece >= 0 {
-				t.Fatalf("level %d cluster %d: still traced after the faces changed", lv, id)
+		L := &ps.levels[lv]
+		for id, at := range L.at[:len(L.start)-1] {
+			if at.piece < 0 {
+				continue
+			}
+			kept++
+			if fs := L.faces[L.start[id]:L.start[id+1]]; slices.Contains(fs, 0) || slices.Contains(fs, 1) {
+				t.Errorf("level %d cluster %d: holds a changed face and is still traced", lv, id)
+			}
+			if !(L.eps[id] > 0) {
+				t.Errorf("level %d cluster %d: traced after the change without a certificate", lv, id)
+			}
+			checkShape(t, s, lv, int32(id))
+		}
+	}
+	if kept == 0 {
+		t.Errorf("no trace kept across the change: the test checks too little")
+	}
+}
+
+// checkShape checks the boundary loop and vertex slots of cluster id of
+// level lv (traced, above level 0) against the test's own reading of its
+// faces: every step of the loop a boundary edge, each once; the vertex
+// slots in the order the faces name them first. Above level 0 the trace
+// must lie in the arena of the piece that certifies the cluster.
+func checkShape(t *testing.T, s *Solver, lv int, id int32) {
+	t.Helper()
+	c, L := s.c, &s.ps.levels[lv]
+	nc := len(L.start) - 1
+	if lv > 0 {
+		if k := int(L.at[id].piece); int(id) < k*nc/parallel.Chunks || int(id) >= (k+1)*nc/parallel.Chunks {
+			t.Errorf("level %d cluster %d of %d: traced in piece %d's arena", lv, id, nc, k)
+		}
+	}
+	loop, verts, ref := s.shape(lv, id)
+	fs := L.faces[L.start[id]:L.start[id+1]]
+	inCluster := map[int32]bool{}
+	for _, f := range fs {
+		inCluster[f] = true
+	}
+	// The cluster's vertex slots in the order its faces name them
+	// first, and its boundary: edges whose reverse no face of it has.
+	var want []int32
+	seen := map[int32]bool{}
+	edges := map[[2]int32]bool{}
+	for _, f := range fs {
+		tr := c.Tris[f]
+		for j := 0; j < 3; j++ {
+			if !seen[tr[j]] {
+				seen[tr[j]] = true
+				want = append(want, tr[j])
+			}
+			edges[[2]int32{tr[j], tr[(j+1)%3]}] = true
+		}
+	}
+	nb := 0
+	for e := range edges {
+		if !edges[[2]int32{e[1], e[0]}] {
+			nb++
+		}
+	}
+	if !slices.Equal(verts, want) || len(ref) != len(verts) {
+		t.Errorf("level %d cluster %d: vertex slots %v (%d references), want %v", lv, id, verts, len(ref), want)
+	}
+	if len(loop) == 0 { // no disk, by boundaryLoop: check that by V − E + F and the boundary's branching
+		out := map[int32]int{}
+		undirected := 0
+		for e := range edges {
+			if !edges[[2]int32{e[1], e[0]}] {
+				out[e[0]]++
+				undirected += 2
+			} else {
+				undirected++
+			}
+		}
+		branched := false
+		for _, n := range out {
+			branched = branched || n > 1
+		}
+		if nb > 0 && !branched && len(want)-undirected/2+len(fs) == 1 {
+			t.Errorf("level %d cluster %d: a disk with no loop traced", lv, id)
+		}
+		return
+	}
+	if len(loop) != nb {
+		t.Errorf("level %d cluster %d: loop of %d vertices, %d boundary edges", lv, id, len(loop), nb)
+		return
+	}
+	for i, u := range loop {
+		v := loop[(i+1)%len(loop)]
+		if !edges[[2]int32{u, v}] || edges[[2]int32{v, u}] {
+			t.Errorf("level %d cluster %d: loop step %d→%d is no boundary edge of it", lv, id, u, v)
+		}
+	}
+}
+
+// TestKeptClusters remeshes a gently waved, resting sheet at random (faces
+// split at their centroids, edges flipped, faces freed, fins added on
+// edges, which leave the faces beside them as they were but make their
+// clusters no disks) and checks after
+// every rebuild that the partition is one (every live face in one patch;
+// each cluster the union of its children; the labels agree), and that
+// every certificate, whether kept across the rebuild by keepClusters or
+// made afresh, belongs to its cluster: the boundary loop and vertex
+// slots are the cluster's own (the test's reading, checkShape), the reference is the vertices' positions (the sheet does
+// not move, so any other cluster's would differ), and the slack is the
+// one a certificate made now would have, to the bit.
+func TestKeptClusters(t *testing.T) {
+	c := sheet(t, 1, 24, 0, 0, 0, geom.Vec3{})
+	for i, x := range c.X {
+		c.X[i].Z = 0.02 * math.Sin(4*x.X+3*x.Y)
+	}
+	rng := rand.New(rand.NewPCG(3, 7))
+	s := certifiedPatches(c, 0.005)
+	keptCerts, freshCerts := 0, 0
+	for round := 0; round < 300; round++ {
+		for op := rng.IntN(3); op >= 0; op-- {
+			f := rng.IntN(len(c.Tris))
+			t0 := c.Tris[f]
+			if t0[0] < 0 {
+				continue
+			}
+			switch rng.IntN(41) {
+			case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15: // split at the centroid
+				v := int32(len(c.X))
+				c.X = append(c.X, c.X[t0[0]].Add(c.X[t0[1]]).Add(c.X[t0[2]]).Scale(1.0/3))
+				c.V = append(c.V, geom.Vec3{})
+				c.InvMass = append(c.InvMass, c.InvMass[t0[0]])
+				c.Tris[f] = [3]int32{t0[0], t0[1], v}
+				c.Tris = append(c.Tris, [3]int32{t0[1], t0[2], v}, [3]int32{t0[2], t0[0], v})
+			case 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35: // flip edge 0
+				g := s.adj[f][0]
+				if g < 0 {
+					continue
+				}
+				u := c.Tris[g]
+				a, b, x := t0[0], t0[1], t0[2]
+				y := u[0] + u[1] + u[2] - a - b
+				nf, ng := [3]int32{x, a, y}, [3]int32{y, b, x}
+				if !facesUp(c, nf) || !facesUp(c, ng) {
+					continue // a flip in a quad that is not convex would fold the sheet
+				}
+				c.Tris[f], c.Tris[g] = nf, ng
+			case 36, 37, 38, 39: // freed
+				c.Tris[f] = [3]int32{-1, -1, -1}
+			case 40: // a fin on edge 0: the faces on either side stay as they were, but the edge is no longer manifold
+				v := int32(len(c.X))
+				c.X = append(c.X, c.X[t0[0]].Add(geom.Vec3{Z: 0.01}))
+				c.V = append(c.V, geom.Vec3{})
+				c.InvMass = append(c.InvMass, c.InvMass[t0[0]])
+				c.Tris = append(c.Tris, [3]int32{t0[0], t0[1], v})
+			}
+		}
+		s.calls++
+		s.clothTopology()
+		s.certifyPatches(true)
+		checkPartition(t, s)
+		for lv := range s.ps.levels {
+			L := &s.ps.levels[lv]
+			for id := int32(0); id < int32(len(L.start)-1); id++ {
+				if !(L.eps[id] > 0) {
+					continue
+				}
+				if L.refCall[id] < s.calls {
+					keptCerts++
+				} else {
+					freshCerts++
+				}
+				checkShape(t, s, lv, id)
+				loop, verts, ref := s.shape(lv, id)
+				// boundaryLoop's reading now: it also refuses a cluster
+				// with a non-manifold edge, which the test's reading
+				// does not see.
+				var sc loopScratch
+				sc.size(len(c.X))
+				if now := s.boundaryLoop(&sc, nil, lv, id); !slices.Equal(now, loop) || !slices.Equal(sc.seen, verts) {
+					t.Fatalf("round %d: level %d cluster %d: loop %v and vertex slots %v, found now %v and %v", round, lv, id, loop, verts, now, sc.seen)
+				}
+				for i, v := range verts {
+					if ref[i] != c.X[v] {
+						t.Fatalf("round %d: level %d cluster %d: reference of vertex %d is %v, the vertex is at %v", round, lv, id, v, ref[i], c.X[v])
+					}
+				}
+				if eps := s.certifyShape(0, lv, id); eps != L.eps[id] {
+					t.Fatalf("round %d: level %d cluster %d: slack %g, certified now %g", round, lv, id, L.eps[id], eps)
+				}
+			}
+		}
+		if t.Failed() {
+			t.Fatalf("round %d", round)
+		}
+	}
+	t.Logf("%d certificates kept across rebuilds, %d made afresh; %d faces at the end", keptCerts, freshCerts, len(c.Tris))
+	if keptCerts < 3*freshCerts {
+		t.Errorf("%d certificates kept, %d made afresh: a rebuild should keep most", keptCerts, freshCerts)
+	}
+}
+
+// facesUp reports whether face t's normal points up, well within the
+// certificates' cone (TestKeptClusters' sheet is gently waved).
+func facesUp(c *Cloth, t [3]int32) bool {
+	n := c.X[t[1]].Sub(c.X[t[0]]).Cross(c.X[t[2]].Sub(c.X[t[0]]))
+	return n.Z > 0.5*n.Norm()
+}
+
+// checkPartition checks that s's patches hold every live face once and
+// no free slot, and that every cluster above them is the union of its
+// children, with labels that agree.
+func checkPartition(t *testing.T, s *Solver) {
+	t.Helper()
+	ps := &s.ps
+	seen := make([]int, len(s.c.Tris))
+	for p := int32(0); p < int32(len(ps.start)-1); p++ {
+		for _, f := range ps.patchFaces(p) {
+			seen[f]++
+			if ps.of[f] != p {
+				t.Fatalf("face %d listed in patch %d, labelled %d", f, p, ps.of[f])
+			}
+		}
+	}
+	for f, tr := range s.c.Tris {
+		if live := tr[0] >= 0; live && seen[f] != 1 || !live && (seen[f] != 0 || ps.of[f] != -1) {
+			t.Fatalf("face %d %v: in %d patches, labelled %d", f, tr, seen[f], ps.of[f])
+		}
+	}
+	for lv := 1; lv < len(ps.levels); lv++ {
+		L, below := &ps.levels[lv], &ps.levels[lv-1]
+		for id := int32(0); id < int32(len(L.start)-1); id++ {
+			var union []int32
+			for _, x := range L.kids[L.kidStart[id]:L.kidStart[id+1]] {
+				union = append(union, below.faces[below.start[x]:below.start[x+1]]...)
+			}
+			slices.Sort(union)
+			fs := L.faces[L.start[id]:L.start[id+1]]
+			if !slices.Equal(union, fs) {
+				t.Fatalf("level %d cluster %d: faces %v, its children's %v", lv, id, fs, union)
+			}
+			for _, f := range fs {
+				if L.label[f] != id || L.ofPatch[ps.of[f]] != id {
+					t.Fatalf("level %d cluster %d: face %d labelled %d, its patch %d", lv, id, f, L.label[f], L.ofPatch[ps.of[f]])
+				}
 			}
 		}
 	}

@@ -147,6 +147,18 @@ type Solver struct {
 	// again.
 	vtouch  []bool
 	topoAll bool
+	// fsame: per face slot, its vertices are those of the last build
+	// (touchedVertices; all false at the first build), so buildPatches
+	// may keep the clusters of those faces
+	fsame []bool
+	// the last build's partition, its certificates and traces, while
+	// buildPatches makes the next one (keepClusters)
+	prev       partition
+	prevTraces [parallel.Chunks]traceArena
+	// keptFrom: per cluster of the level being built, the last build's
+	// cluster it keeps or −1; keptAs: per cluster of the last build at
+	// the level below, what it is now or −1
+	keptFrom, keptAs []int32
 
 	// patch scratch
 	patchCell        float64                     // cell side of the patch grid this call
@@ -160,6 +172,7 @@ type Solver struct {
 	groupQueue       []int32                     // groupLevel: the clusters of the group being formed
 	growing          []int32                     // buildPatches: per vertex slot, the patch being grown that holds it
 	faceOrder, psize []int32
+	gsize            []int32 // groupLevel: per group, its clusters
 	renum            []int32
 
 	// call state read by the parallel passes
@@ -209,8 +222,6 @@ type Solver struct {
 	patchMotionFn              func(k, lo, hi int)
 	extendSelfFn, extendBodyFn func(k, lo, hi int)
 	patchNearFn                func(k, lo, hi int)
-	edgeLenFn                  func(k, lo, hi int)
-	edgeLen                    [][3]float64 // per face slot: its owned edges' lengths (meanEdge)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
 	vmid     []geom.Vec3 // the velocities before ResolveWith's between
@@ -244,7 +255,6 @@ func NewSolver() *Solver {
 	s.extendSelfFn = s.extendSelfChunk
 	s.extendBodyFn = s.extendBodyChunk
 	s.patchNearFn = s.patchNearChunk
-	s.edgeLenFn = s.edgeLenChunk
 	return s
 }
 
@@ -684,8 +694,9 @@ func (s *Solver) clothTopology() {
 
 // touchedVertices sets s.vtouch, per vertex slot, for the vertices of the
 // faces that changed since the last topology (in the old faces or the
-// new), and s.topoAll when everything is to be found again (the first
-// build, fewer vertex slots, or arrays that must grow). A face none of
+// new), s.fsame for the faces that did not, and s.topoAll when
+// everything is to be found again (the first build, fewer vertex slots,
+// or arrays that must grow). A face none of
 // whose vertices is touched keeps its adjacency and ownership: both are
 // read off the faces around its vertices only (faceAdjacency, and
 // clothTopology's ownership), and those are the same faces with the same
@@ -698,9 +709,7 @@ func (s *Solver) touchedVertices() {
 	s.topoAll = s.topoNV == 0 || nv < s.topoNV || cap(s.adj) < nf || cap(s.owner) < nf
 	s.vtouch = grow(s.vtouch, nv)
 	clear(s.vtouch)
-	if s.topoAll {
-		return
-	}
+	s.fsame = grow(s.fsame, nf)
 	free := [3]int32{-1, -1, -1}
 	for f := range max(len(old), nf) {
 		a, b := free, free
@@ -709,8 +718,9 @@ func (s *Solver) touchedVertices() {
 		}
 		if f < nf {
 			b = c.Tris[f]
+			s.fsame[f] = a == b && b[0] >= 0 && s.topoNV > 0
 		}
-		if a == b {
+		if a == b || s.topoAll {
 			continue
 		}
 		for _, t := range [2][3]int32{a, b} {
@@ -722,13 +732,12 @@ func (s *Solver) touchedVertices() {
 }
 
 // meanEdge returns the mean length of the cloth's edges at x^n, counting
-// each edge once (its owner's), or 1 cm for a cloth without edges. The
-// lengths are taken on all cores (edgeLenChunk) and summed on one, face by
-// face, so that the sum does not depend on the number of cores.
+// each edge once (its owner's), or 1 cm for a cloth without edges, summed
+// face by face on one core. (Taken on both cores and summed on one, the
+// lengths cost more than on one: 0.11 against 0.07 ms a rebuild on the
+// adaptive sphere's 2800 faces, the positions cold after the remesh.)
 func (s *Solver) meanEdge() float64 {
 	c := s.c
-	s.edgeLen = grow(s.edgeLen, len(c.Tris))
-	parallel.ForChunks(len(c.Tris), s.edgeLenFn)
 	sum, cnt := 0.0, 0
 	for f, t := range c.Tris {
 		o := s.owner[f]
@@ -737,7 +746,7 @@ func (s *Solver) meanEdge() float64 {
 		}
 		for k := 0; k < 3; k++ {
 			if o&(1<<(3+k)) != 0 {
-				sum += s.edgeLen[f][k]
+				sum += c.X[t[k]].Sub(c.X[t[(k+1)%3]]).Norm()
 				cnt++
 			}
 		}
@@ -746,22 +755,6 @@ func (s *Solver) meanEdge() float64 {
 		return sum / float64(cnt)
 	}
 	return 0.01
-}
-
-// edgeLenChunk sets s.edgeLen for the owned edges of the faces [lo, hi).
-func (s *Solver) edgeLenChunk(_, lo, hi int) {
-	c := s.c
-	for f := lo; f < hi; f++ {
-		t, o := c.Tris[f], s.owner[f]
-		if t[0] < 0 || o&0b111000 == 0 {
-			continue
-		}
-		for k := 0; k < 3; k++ {
-			if o&(1<<(3+k)) != 0 {
-				s.edgeLen[f][k] = c.X[t[k]].Sub(c.X[t[(k+1)%3]]).Norm()
-			}
-		}
-	}
 }
 
 // prepareBodies caches each mesh body's ownership and normals, builds its
