@@ -635,10 +635,10 @@ func TestTracedShapes(t *testing.T) {
 }
 
 // checkShape checks the boundary loop and vertex slots of cluster id of
-// level lv (traced, above level 0) against the test's own reading of its
-// faces: every step of the loop a boundary edge, each once; the vertex
-// slots in the order the faces name them first. Above level 0 the trace
-// must lie in the arena of the piece that certifies the cluster.
+// level lv (traced, if above level 0) against the test's own reading of
+// its faces: every step of the loop a boundary edge, each once; the
+// vertex slots in the order the faces name them first. Above level 0 the
+// trace must lie in the arena of the piece that certifies the cluster.
 func checkShape(t *testing.T, s *Solver, lv int, id int32) {
 	t.Helper()
 	c, L := s.c, &s.ps.levels[lv]
@@ -650,10 +650,6 @@ func checkShape(t *testing.T, s *Solver, lv int, id int32) {
 	}
 	loop, verts, ref := s.shape(lv, id)
 	fs := L.faces[L.start[id]:L.start[id+1]]
-	inCluster := map[int32]bool{}
-	for _, f := range fs {
-		inCluster[f] = true
-	}
 	// The cluster's vertex slots in the order its faces name them
 	// first, and its boundary: edges whose reverse no face of it has.
 	var want []int32
@@ -711,16 +707,17 @@ func checkShape(t *testing.T, s *Solver, lv int, id int32) {
 }
 
 // TestKeptClusters remeshes a gently waved, resting sheet at random (faces
-// split at their centroids, edges flipped, faces freed, fins added on
-// edges, which leave the faces beside them as they were but make their
-// clusters no disks) and checks after
-// every rebuild that the partition is one (every live face in one patch;
-// each cluster the union of its children; the labels agree), and that
-// every certificate, whether kept across the rebuild by keepClusters or
-// made afresh, belongs to its cluster: the boundary loop and vertex
-// slots are the cluster's own (the test's reading, checkShape), the reference is the vertices' positions (the sheet does
-// not move, so any other cluster's would differ), and the slack is the
-// one a certificate made now would have, to the bit.
+// split at their centroids, edges flipped where the quad is convex,
+// faces freed, fins added on edges, which leave the faces beside them as
+// they were but make their clusters no disks) and checks after every
+// rebuild that the partition is one (every live face in one patch; each
+// cluster the union of its children; the labels agree), and that every
+// certificate, whether kept across the rebuild by keepClusters or made
+// afresh, belongs to its cluster: the boundary loop and vertex slots are
+// the cluster's own (the test's reading, checkShape, and boundaryLoop's
+// now), the reference is the vertices' positions (the sheet does not
+// move, so any other cluster's would differ), and the slack is the one a
+// certificate made now would have, to the bit.
 func TestKeptClusters(t *testing.T) {
 	c := sheet(t, 1, 24, 0, 0, 0, geom.Vec3{})
 	for i, x := range c.X {
@@ -736,15 +733,15 @@ func TestKeptClusters(t *testing.T) {
 			if t0[0] < 0 {
 				continue
 			}
-			switch rng.IntN(41) {
-			case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15: // split at the centroid
+			switch r := rng.IntN(41); {
+			case r < 16: // split at the centroid
 				v := int32(len(c.X))
 				c.X = append(c.X, c.X[t0[0]].Add(c.X[t0[1]]).Add(c.X[t0[2]]).Scale(1.0/3))
 				c.V = append(c.V, geom.Vec3{})
 				c.InvMass = append(c.InvMass, c.InvMass[t0[0]])
 				c.Tris[f] = [3]int32{t0[0], t0[1], v}
 				c.Tris = append(c.Tris, [3]int32{t0[1], t0[2], v}, [3]int32{t0[2], t0[0], v})
-			case 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35: // flip edge 0
+			case r < 36: // flip edge 0
 				g := s.adj[f][0]
 				if g < 0 {
 					continue
@@ -757,9 +754,9 @@ func TestKeptClusters(t *testing.T) {
 					continue // a flip in a quad that is not convex would fold the sheet
 				}
 				c.Tris[f], c.Tris[g] = nf, ng
-			case 36, 37, 38, 39: // freed
+			case r < 40: // freed
 				c.Tris[f] = [3]int32{-1, -1, -1}
-			case 40: // a fin on edge 0: the faces on either side stay as they were, but the edge is no longer manifold
+			default: // a fin on edge 0: the faces on either side stay as they were, but the edge is no longer manifold
 				v := int32(len(c.X))
 				c.X = append(c.X, c.X[t0[0]].Add(geom.Vec3{Z: 0.01}))
 				c.V = append(c.V, geom.Vec3{})
