@@ -506,8 +506,15 @@ func (s *Solver) trace(k, lv int, id int32) {
 	l0, v0 := len(a.loop), len(a.verts)
 	a.loop = s.boundaryLoop(&a.sc, a.loop, lv, id)
 	a.verts = append(a.verts, a.sc.seen...)
-	a.ref = slices.Grow(a.ref, len(a.sc.seen))[:len(a.verts)]
-	s.ps.levels[lv].at[id] = traceRef{int32(k), int32(l0), int32(len(a.loop)), int32(v0), int32(len(a.verts))}
+	s.ps.levels[lv].at[id] = a.seal(k, l0, v0)
+}
+
+// seal makes room for the references of the vertex slots appended to
+// piece k's arena a since len(a.verts) was v0 (and len(a.loop) l0), and
+// returns where that trace lies.
+func (a *traceArena) seal(k, l0, v0 int) traceRef {
+	a.ref = slices.Grow(a.ref, len(a.verts)-len(a.ref))[:len(a.verts)]
+	return traceRef{int32(k), int32(l0), int32(len(a.loop)), int32(v0), int32(len(a.verts))}
 }
 
 // shape returns cluster id of level lv's boundary loop, vertex slots and
@@ -727,16 +734,12 @@ func (s *Solver) keepClusters(lv int) {
 			// Traced in the arena of the piece that certifies it: copied
 			// where no vertex is touched (the adjacency is as it was),
 			// traced again where one is.
-			k := 0
-			for (k+1)*nc/parallel.Chunks <= id {
-				k++
-			}
+			k := parallel.PieceOf(id, nc)
 			if s.untouched(overts) {
 				a := &s.traces[k]
 				l0, v0 := len(a.loop), len(a.verts)
 				a.loop, a.verts = append(a.loop, oloop...), append(a.verts, overts...)
-				a.ref = slices.Grow(a.ref, len(overts))[:len(a.verts)]
-				L.at[id] = traceRef{int32(k), int32(l0), int32(len(a.loop)), int32(v0), int32(len(a.verts))}
+				L.at[id] = a.seal(k, l0, v0)
 			} else {
 				s.trace(k, lv, int32(id))
 			}

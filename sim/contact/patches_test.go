@@ -644,7 +644,7 @@ func checkShape(t *testing.T, s *Solver, lv int, id int32) {
 	c, L := s.c, &s.ps.levels[lv]
 	nc := len(L.start) - 1
 	if lv > 0 {
-		if k := int(L.at[id].piece); int(id) < k*nc/parallel.Chunks || int(id) >= (k+1)*nc/parallel.Chunks {
+		if k := int(L.at[id].piece); k != parallel.PieceOf(int(id), nc) {
 			t.Errorf("level %d cluster %d of %d: traced in piece %d's arena", lv, id, nc, k)
 		}
 	}

@@ -125,6 +125,17 @@ func (w *worker) await(last uint64) uint64 {
 // call allocates.
 func ForChunks(n int, fn func(k, lo, hi int)) { forChunks(n, fn, false, false) }
 
+// PieceOf returns the piece of ForChunks and ForChunksBalanced over
+// [0, n) that holds index i, 0 ≤ i < n: for data kept per piece and
+// written before the loop runs.
+func PieceOf(i, n int) int {
+	k := i * Chunks / n // k·n/Chunks ≤ i already; the piece may start later
+	for (k+1)*n/Chunks <= i {
+		k++
+	}
+	return k
+}
+
 // ForChunksBalanced is ForChunks for loops whose pieces cost very
 // different amounts (the collision queries, whose work sits where the
 // cloth touches something): each goroutine takes the next piece not yet

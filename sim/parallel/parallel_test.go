@@ -130,3 +130,24 @@ func BenchmarkForChunks(b *testing.B) {
 		ForChunks(4096, fn)
 	}
 }
+
+// TestPieceOf checks PieceOf against the pieces ForChunks passes to fn,
+// for sizes below, at and above Chunks.
+func TestPieceOf(t *testing.T) {
+	for _, n := range []int{1, 5, Chunks - 1, Chunks, Chunks + 1, 2*Chunks + 3, 1000, 4097} {
+		seen := make([]int, n)
+		for i := range seen {
+			seen[i] = -1
+		}
+		ForChunks(n, func(k, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				seen[i] = k
+			}
+		})
+		for i, k := range seen {
+			if got := PieceOf(i, n); got != k {
+				t.Fatalf("n = %d: index %d in piece %d, PieceOf says %d", n, i, k, got)
+			}
+		}
+	}
+}
