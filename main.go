@@ -36,6 +36,7 @@ import (
 	"drape/assets"
 	"drape/render"
 	"drape/sim/detail"
+	"drape/sim/monkey"
 	"drape/sim/scene"
 )
 
@@ -68,6 +69,7 @@ var commands = []command{
 	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
 	{"bench", "[--scene NAME|FILE] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision", cmdBench, true},
 	{"compare", "[--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]", "coarse, fine, adaptive refining and coarsening (Mujahid et al. Table 1)", cmdCompare, true},
+	{"monkey", "[--scene NAME|FILE|all] [--seconds S] [--seeds N] [--seed FIRST] [--check K] [--trace]", "play with a scene at random, as a person would, and check it never blows up or tangles", cmdMonkey, true},
 	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView, false},
 }
 
@@ -393,5 +395,53 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, "view", exitRuntime, err)
 	}
+	return exitOK
+}
+
+func cmdMonkey(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("monkey")
+	name := fs.String("scene", "all", "built-in scene `NAME`, scene FILE.json, or all (every built-in FEM scene)")
+	seconds := fs.Float64("seconds", 60, "simulated time `S` per run")
+	seeds := fs.Int("seeds", 20, "runs per scene, `N`")
+	first := fs.Uint64("seed", 1, "the first run's seed; the others follow it")
+	check := fs.Int("check", 10, "run the intersection oracle every `K` steps")
+	trace := fs.Bool("trace", false, "print every action")
+	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
+		return code
+	}
+	if !(*seconds > 0) || math.IsInf(*seconds, 0) {
+		return fail(stderr, "monkey", exitUsage, fmt.Errorf("--seconds must be positive and finite, got %v", *seconds))
+	}
+	if *seeds < 1 || *check < 1 {
+		return fail(stderr, "monkey", exitUsage, fmt.Errorf("--seeds and --check must be at least 1, got %d and %d", *seeds, *check))
+	}
+	names := []string{*name}
+	if *name == "all" {
+		names = monkey.FEMScenes(assets.Scenes)
+	}
+	failed := 0
+	for _, sc := range names {
+		for k := range *seeds {
+			cfg := monkey.Config{Scenes: assets.Scenes, Scene: sc, Seed: *first + uint64(k), Seconds: *seconds, CheckEvery: *check}
+			if *trace {
+				cfg.Trace = stdout
+			}
+			res, err := monkey.Run(cfg)
+			if err != nil {
+				return fail(stderr, "monkey", exitRuntime, err)
+			}
+			fmt.Fprintln(stdout, res)
+			if !res.OK() {
+				failed++
+				for _, f := range res.Failures {
+					fmt.Fprintf(stdout, "  FAIL %s (reproduce: drape monkey --scene %s --seed %d --seeds 1 --seconds %g)\n", f, sc, res.Seed, *seconds)
+				}
+			}
+		}
+	}
+	if failed > 0 {
+		return fail(stderr, "monkey", exitRuntime, fmt.Errorf("%d of %d runs failed", failed, len(names)**seeds))
+	}
+	fmt.Fprintf(stdout, "%d runs, no failure\n", len(names)**seeds)
 	return exitOK
 }

@@ -66,6 +66,10 @@ type Model interface {
 	// the cloth. An index out of range or a non-finite offset is an
 	// error, and nothing moves.
 	MoveObstacle(i int, offset geom.Vec3) error
+	// DragObstacle asks for obstacle i at user offset goal: from the next
+	// step on the model moves it there at cloth.HandSpeed at most, as
+	// motion that pushes the cloth. Errors as MoveObstacle.
+	DragObstacle(i int, goal geom.Vec3) error
 	LastAdapt() cloth.AdaptStats // the most recent adaptation; zero for models that do not adapt
 }
 

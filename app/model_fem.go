@@ -126,10 +126,12 @@ func (f *femModel) MoveObstacle(i int, offset geom.Vec3) error {
 	return nil
 }
 
+func (f *femModel) DragObstacle(i int, goal geom.Vec3) error { return f.sim.DragObstacle(i, goal) }
+
 func (f *femModel) Pins() []ModelPin {
 	f.pins = f.pins[:0]
 	for _, p := range f.sim.Pins() {
-		f.pins = append(f.pins, ModelPin{Vertex: p.Vertex, Target: p.Target, Scripted: p.Path != nil})
+		f.pins = append(f.pins, ModelPin{Vertex: p.Vertex, Target: pinShown(p), Scripted: p.Path != nil})
 	}
 	return f.pins
 }
@@ -216,4 +218,14 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 		f.tangled, f.tangledWhen = contact.IntersectingPairs(m.Pos, m.Tris), now
 	}
 	return SurfaceInfo{CurvAbsP98: weightedPercentile(f.absH, 0.98), Tangled: f.tangled}
+}
+
+// pinShown is where the viewer draws pin p: where the person put it (its
+// goal) for a pin without a path, which its vertex follows at
+// cloth.HandSpeed.
+func pinShown(p cloth.Pin) geom.Vec3 {
+	if p.Path == nil {
+		return p.Goal
+	}
+	return p.Target
 }

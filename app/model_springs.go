@@ -100,6 +100,9 @@ func (m *springsModel) MoveObstacle(i int, offset geom.Vec3) error {
 	return fmt.Errorf("the mass-spring cloth has no movable obstacles")
 }
 
+// DragObstacle fails as MoveObstacle does.
+func (m *springsModel) DragObstacle(i int, goal geom.Vec3) error { return m.MoveObstacle(i, goal) }
+
 // PinEdit returns false: a springs scene takes its fixed particles from
 // its built-in cloth (scene.Scene.Validate rejects "pins" there), so pins
 // set in the viewer are not saved with the scene.

@@ -88,7 +88,7 @@ func TestGUIObstacles(t *testing.T) {
 	}
 
 	// Running, a drag 350 px to the right takes the ball through the
-	// sheet (towards −z), at maxObstacleDragSpeed at most; the cloth stays
+	// sheet (towards −z), at cloth.HandSpeed at most; the cloth stays
 	// finite.
 	key("space")
 	v.poll("running", func(s State) bool { return !s.Paused && s.Steps > rel.Steps+20 })

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"drape/assets"
+	"drape/sim/cloth"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
 )
@@ -13,7 +14,7 @@ import (
 // TestLoopMoveObstacle drags the sphere of testdata/sphere-push.json
 // through the hanging sheet with CmdMoveObstacle while the loop runs: the
 // obstacle reaches the offset asked for (at no more than
-// maxObstacleDragSpeed), the snapshot draws it there, the cloth in its
+// cloth.HandSpeed), the snapshot draws it there, the cloth in its
 // way is pushed behind it, no cloth vertex ends inside it, and a saved
 // scene puts it at its dragged position.
 func TestLoopMoveObstacle(t *testing.T) {
@@ -50,9 +51,9 @@ func TestLoopMoveObstacle(t *testing.T) {
 		return len(s.Obstacles) == 2 && s.Obstacles[0].Offset[2] == float32(target.Z)
 	})
 	steps := s.Stats.Steps - start
-	minSteps := int(0.6 / (maxObstacleDragSpeed * s.Stats.Dt))
+	minSteps := int(0.6 / (cloth.HandSpeed * s.Stats.Dt))
 	if steps < minSteps {
-		t.Errorf("the ball took %d steps for 0.6 m, want at least %d (%g m/s at most)", steps, minSteps, maxObstacleDragSpeed)
+		t.Errorf("the ball took %d steps for 0.6 m, want at least %d (%g m/s at most)", steps, minSteps, cloth.HandSpeed)
 	}
 	if s.ObstacleGen == gen || math.Abs(float64(s.Obstacles[0].Center[2])+0.3) > 1e-3 {
 		t.Errorf("ball drawn at %v (gen %d → %d), want its centre at z = −0.3", s.Obstacles[0].Center, gen, s.ObstacleGen)

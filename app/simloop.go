@@ -122,24 +122,7 @@ type Loop struct {
 	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
 	// (then 0, so that resuming runs on).
 	pauseAt float64
-
-	// obsDrags are the obstacles being moved by CmdMoveObstacle: the
-	// offset set so far and the one asked for (moveObstacles).
-	obsDrags map[int]obstacleDrag
 }
-
-// obstacleDrag is an obstacle on its way to a user offset.
-type obstacleDrag struct{ at, target geom.Vec3 }
-
-// maxObstacleDragSpeed caps how fast a dragged obstacle moves, m per
-// simulated second: the collision pipeline sees a drag as the obstacle's
-// motion over one step, and a mouse that jumps 20 cm between two 5 ms
-// steps would hit the cloth at 40 m/s. At this speed a dragged sphere
-// pushes a sheet like a brisk hand would (at 5 m/s, the tunnelling test's
-// speed, testdata/sphere-push.json's sheet was flung half a metre past
-// the ball), and follows the mouse in slow motion when the simulation
-// runs slower than real time.
-const maxObstacleDragSpeed = 3.0
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
 // returns the loading error (with the scene name) if that fails.
@@ -344,43 +327,17 @@ func (l *Loop) apply(c Command) (step bool) {
 
 // dragObstacle asks for obstacle i at user offset target. Paused, the
 // obstacle goes there at once (the next step sees the whole move as
-// motion); running, moveObstacles takes it there before each step at
-// maxObstacleDragSpeed at most.
+// motion); running, the model takes it there at cloth.HandSpeed at most
+// (Model.DragObstacle).
 func (l *Loop) dragObstacle(i int, target geom.Vec3) {
-	if l.obsDrags == nil {
-		l.obsDrags = map[int]obstacleDrag{}
-	}
-	d := l.obsDrags[i]
-	d.target = target
 	if l.paused {
 		if err := l.s.MoveObstacle(i, target); err != nil {
 			l.emit(Event{Err: err})
 			return
 		}
-		d.at = target
 	}
-	l.obsDrags[i] = d
-}
-
-// moveObstacles moves each dragged obstacle towards its target by at most
-// maxObstacleDragSpeed·Δt, before a step.
-func (l *Loop) moveObstacles() {
-	maxStep := maxObstacleDragSpeed * l.s.Dt()
-	for i, d := range l.obsDrags {
-		if d.at == d.target {
-			continue
-		}
-		next := d.target
-		if dd := d.target.Sub(d.at); dd.Norm() > maxStep {
-			next = d.at.Add(dd.Scale(maxStep / dd.Norm()))
-		}
-		if err := l.s.MoveObstacle(i, next); err != nil {
-			l.emit(Event{Err: err})
-			delete(l.obsDrags, i)
-			continue
-		}
-		d.at = next
-		l.obsDrags[i] = d
+	if err := l.s.DragObstacle(i, target); err != nil {
+		l.emit(Event{Err: err})
 	}
 }
 
@@ -438,7 +395,6 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	}
 	l.scene, l.s = sc, m
 	l.pinEdits = nil
-	l.obsDrags = nil
 	l.err = ""
 	l.editErr = ""
 	l.last = StepInfo{}
@@ -452,7 +408,6 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 // state is unchanged, see cloth.Sim.Step) or a non-finite state pauses the
 // loop and publishes the reason; only Reset or a scene change clear it.
 func (l *Loop) step() {
-	l.moveObstacles()
 	st, err := l.s.Step()
 	if err == nil && !l.s.Finite() {
 		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps(), cloth.ErrUnstable)

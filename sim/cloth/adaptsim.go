@@ -582,7 +582,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 		if u < 0 {
 			continue
 		}
-		q := Pin{Vertex: u, Target: m.Pos[u], Anchor: m.Pos[u], Path: p.Path}
+		q := Pin{Vertex: u, Target: m.Pos[u], Anchor: m.Pos[u], Path: p.Path, Goal: p.Goal}
 		if p.Path != nil {
 			q.Anchor = m.Pos[u].Sub(p.Path.At(s.Time))
 		}
@@ -672,7 +672,7 @@ func (s *Sim) derivePins(ch adapt.Changes) {
 		d := rb.Sub(ra)
 		u := math.Sqrt(m.Rest[v].Sub(ra).Norm2() / d.Norm2())
 		p := Pin{Vertex: v, Anchor: pa.Anchor.Scale(1 - u).Add(pb.Anchor.Scale(u)), Path: lerpPath(pa.Path, pb.Path, u)}
-		p.Target = p.Anchor
+		p.Target, p.Goal = p.Anchor, pa.Goal.Scale(1-u).Add(pb.Goal.Scale(u))
 		if p.Path != nil {
 			p.Target = p.Anchor.Add(p.Path.At(s.Time))
 		}

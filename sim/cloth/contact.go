@@ -40,12 +40,22 @@ type contactState struct {
 	// springs (repulsion.go), and per vertex slot the springs' force (in
 	// the row convention: minus the force) and diagonal Jacobian block.
 	pairs     []contact.NearPair
-	pairsStep int // the step whose collision phase found pairs (Steps after it)
+	pairsStep int // the (sub)step whose collision phase found pairs (commits after it)
 	springF   []geom.Vec3
 	springK   []geom.Mat3
 	springOn  []bool
-	newVert   []bool // keepPairsAcross's scratch, per vertex slot
-	failsafes int    // steps whose collisions the failsafe resolved (Failsafes)
+	newVert   []bool        // keepPairsAcross's scratch, per vertex slot
+	failsafes int           // steps whose collisions the failsafe resolved (Failsafes)
+	un        untangleState // recovery from self-intersections (untangle.go)
+
+	// Obstacles dragged by hand (DragObstacle, hand.go): the offset each
+	// is being dragged to, whether it is, and the offsets before the step
+	// in progress.
+	goal         []geom.Vec3
+	goalOn       []bool
+	offsetBefore []geom.Vec3
+	holdHands    bool        // the step in progress keeps the dragged obstacles still (errBlocked)
+	gapVerts     []geom.Vec3 // obstacleGap's scratch
 }
 
 // ContactParams returns the collision settings in force.
@@ -76,6 +86,7 @@ func (s *Sim) SetObstacles(obs []*obstacle.Obstacle) {
 	for k := range s.ct.moved {
 		s.ct.moved[k] = true // build every grid on the first step
 	}
+	s.ct.goal, s.ct.goalOn = nil, nil
 	s.ct.solver = nil
 	s.ct.resolved = false
 	s.unconstrain()
@@ -216,7 +227,7 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		}
 		b.Static = !moving && !c.moved[k]
 	}
-	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris}
+	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris, Tangled: s.tangledFaces()}
 	var between func() error
 	if s.sl.p.Enabled {
 		if s.sl.between == nil {
@@ -251,7 +262,7 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 	}
 	c.resolved = true
 	c.pairs = append(c.pairs[:0], c.solver.Near()...)
-	c.pairsStep = s.Steps + 1
+	c.pairsStep = s.commits + 1
 
 	// Resting contacts for the next solve: vertex–body contacts with a
 	// static body that pushed (or that were held already), unless the
@@ -260,7 +271,8 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 	c.body = growTo(c.body, len(m.Pos))
 	c.release = growTo(c.release, len(m.Pos))
 	for k, o := range c.obstacles {
-		c.pushing[k] = o.Moving(t1, t1+s.params.Dt) || c.moved[k]
+		dragged := k < len(c.goalOn) && c.goalOn[k] && o.Offset() != c.goal[k]
+		c.pushing[k] = o.Moving(t1, t1+s.params.Dt) || c.moved[k] || dragged
 	}
 	for _, ct := range c.solver.Contacts() {
 		v := ct.Vertex

@@ -178,7 +178,7 @@ func (s *Sim) repulsionSprings(kScale, vScale float64) bool {
 	sys := s.sys
 	sys.coupling.reset()
 	defer sys.coupling.finish(sys.n)
-	if len(c.pairs) == 0 || !s.collides() || c.pairsStep != s.Steps {
+	if len(c.pairs) == 0 || !s.collides() || c.pairsStep != s.commits {
 		// No collision phase in the last step (collisions were off, or the
 		// step failed after it): its pairs may be far from the cloth now.
 		return false

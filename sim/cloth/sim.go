@@ -55,6 +55,9 @@ type Pin struct {
 	Target geom.Vec3 // current target, m
 	Anchor geom.Vec3 // for scripted pins, the target at offset zero, m
 	Path   *Path     // scripted motion: Target = Anchor + Path.At(t); nil for fixed or dragged pins
+	// Goal is where a pin without a Path was asked to be (Pin): each step
+	// moves Target towards it by at most HandSpeed·Δt.
+	Goal geom.Vec3
 }
 
 // StepStats describes one step.
@@ -70,6 +73,7 @@ type StepStats struct {
 	Contact    contact.Stats     // what the collision phase did
 	Springs    int               // repulsion springs in this step's solve (repulsion.go)
 	Strain     strainlimit.Stats // what strain limiting did
+	Substeps   int               // substeps the failsafe took for this step (0: none; see Step)
 }
 
 // Total returns the wall time of the step.
@@ -106,9 +110,10 @@ type Sim struct {
 	// progress, in pins order; they replace Target when the step commits.
 	pinNext []geom.Vec3
 	drag    struct {
-		on     bool
-		v      int32
-		target geom.Vec3
+		on       bool
+		v        int32
+		target   geom.Vec3 // where the person asked for it (Drag), m
+		at, next geom.Vec3 // the spring's anchor, and its place at the end of the step in progress (moveHands)
 	}
 
 	elemK []geom.Mat3 // 6 upper blocks per face of (Δt²+Δt·α_K)·K_e^R
@@ -124,6 +129,11 @@ type Sim struct {
 	rowDv, rowZ []geom.Vec3
 	rowKind     []uint8     // rowFree, rowNormal or rowFixed
 	rowN        []geom.Vec3 // with rowNormal: the unit normal of the prescribed direction
+
+	// commits counts the (sub)steps committed, failsafe substeps
+	// included: what the repulsion springs check their pairs' age by.
+	commits int
+	retried int // steps that needed the failsafe's substeps (Retried)
 
 	ad adaptState   // adaptive refinement and coarsening (adaptsim.go)
 	ct contactState // obstacles, collisions and resting contact (contact.go)
@@ -288,8 +298,12 @@ func (s *Sim) checkVertex(v int32) error {
 	return nil
 }
 
-// Pin holds vertex v on target (m) until Unpin, replacing any earlier pin
-// of v. It returns an error for a missing vertex or a non-finite target.
+// Pin holds vertex v on target (m) until Unpin. A new pin puts v on
+// target at the end of the next step; a pin that v already has (a
+// scripted one becomes fixed) is moved by hand: its target travels
+// towards the new one at HandSpeed at most, and stops short of
+// stretching the cloth to another pin by more than HandStretch. It returns an error for a
+// missing vertex or a non-finite target.
 func (s *Sim) Pin(v int32, target geom.Vec3) error {
 	if err := s.checkVertex(v); err != nil {
 		return err
@@ -297,7 +311,13 @@ func (s *Sim) Pin(v int32, target geom.Vec3) error {
 	if !target.IsFinite() {
 		return fmt.Errorf("pin target %v is not finite", target)
 	}
-	s.setPin(Pin{Vertex: v, Target: target, Anchor: target})
+	if k := s.pinIndex(v); k >= 0 {
+		p := &s.pins[k]
+		p.Path, p.Anchor = nil, p.Target
+		p.Goal = s.reachable(v, p.Target, target)
+		return nil
+	}
+	s.setPin(Pin{Vertex: v, Target: target, Anchor: target, Goal: target})
 	return nil
 }
 
@@ -316,7 +336,8 @@ func (s *Sim) PinPath(v int32, path *Path) error {
 		}
 	}
 	a := s.Mesh.Pos[v]
-	s.setPin(Pin{Vertex: v, Target: a.Add(path.At(s.Time)), Anchor: a, Path: path})
+	tgt := a.Add(path.At(s.Time))
+	s.setPin(Pin{Vertex: v, Target: tgt, Anchor: a, Path: path, Goal: tgt})
 	return nil
 }
 
@@ -346,7 +367,9 @@ func (s *Sim) Pins() []Pin { return append([]Pin(nil), s.pins...) }
 
 // Drag pulls free vertex v toward target (m) with a stiff spring of
 // stiffness Params.DragStiffness, integrated implicitly with the cloth,
-// until Release. Dragging a pinned vertex should move its pin instead (Pin).
+// until Release. The spring's anchor starts at the vertex and travels
+// towards target at HandSpeed at most. Dragging a pinned vertex should
+// move its pin instead (Pin).
 func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	if err := s.checkVertex(v); err != nil {
 		return err
@@ -354,7 +377,10 @@ func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	if !target.IsFinite() {
 		return fmt.Errorf("drag target %v is not finite", target)
 	}
-	s.drag.on, s.drag.v, s.drag.target = true, v, target
+	if !s.drag.on || s.drag.v != v {
+		s.drag.at = s.Mesh.Pos[v]
+	}
+	s.drag.on, s.drag.v, s.drag.target = true, v, s.reachable(v, s.drag.at, target)
 	return nil
 }
 
@@ -365,7 +391,9 @@ func (s *Sim) Release() { s.drag.on = false }
 // Bender & Deul §3, each phase a plain call:
 //
 //  1. external forces and pins: the pins' targets at t^{n+1} (scripted
-//     paths) and the velocity changes that land pinned vertices on them;
+//     paths, or pins moved by hand towards their goals at HandSpeed), the
+//     dragged obstacles' offsets and the drag spring's anchor, and the
+//     velocity changes that land pinned vertices on their targets;
 //
 //  2. the implicit solve (§4.2): assemble
 //
@@ -390,13 +418,93 @@ func (s *Sim) Release() { s.drag.on = false }
 //
 //  6. adaptation (§5, step 7), every AdaptParams.Interval steps.
 //
-// A step that fails in phases 2–5 leaves the simulation exactly as it
-// was (positions, velocities, pins, time and step count) and returns the
-// error; a blow-up wraps ErrUnstable.
+// A step that fails in phases 2–5 with ErrUnstable is taken again as two
+// half steps, each of which may be halved again, down to Δt/2^FailsafeDepth
+// (the failsafe; StepStats.Substeps counts the substeps it took). A step
+// that fails even so leaves the simulation at its last good state and
+// returns the error, which wraps ErrUnstable for a blow-up: when its first
+// attempt at every depth failed, that is exactly the state before the call
+// (positions, velocities, pins, obstacle offsets, time and step count);
+// otherwise it is the state after the substeps that succeeded, with Time
+// between t^n and t^{n+1} and Steps unchanged.
 func (s *Sim) Step() (StepStats, error) {
+	dt := s.params.Dt
+	st, err := s.advance(dt, FailsafeDepth)
+	s.params.Dt = dt
+	if err != nil {
+		return st, err
+	}
+	if st.Substeps > 0 {
+		s.retried++
+	}
+	s.Steps++
+	st.Adapt = s.adaptAfterStep()
+	return st, nil
+}
+
+// FailsafeDepth is how often the failsafe halves a step that blew up:
+// down to Δt/16, at most 31 attempts (1 + 2 + 4 + 8 + 16) for a step that
+// fails at every depth. Time-step subdivision on failure is the usual
+// last line of cloth solvers (Bridson, Fedkiw & Anderson 2002 §6.3 redo a
+// step whose impact zones fail with a smaller one; Houdini's Vellum and
+// Blender's cloth raise their substeps); a fixed depth bounds its cost.
+// A blow-up that four halvings do not cure is not a step that is too
+// long: a pin jumped far in one step or an absurd parameter, for which
+// the caller keeps the last good state and reports it.
+const FailsafeDepth = 4
+
+// Retried returns how many steps since New needed the failsafe's
+// substeps (see Step).
+func (s *Sim) Retried() int { return s.retried }
+
+// advance takes one step of length dt (phases 1–5), and on an ErrUnstable
+// failure, while depth > 0, two of dt/2. It leaves s.params.Dt set to
+// the last (sub)step's length; Step restores it.
+func (s *Sim) advance(dt float64, depth int) (StepStats, error) {
+	s.params.Dt = dt
+	st, err := s.advanceOnce()
+	if errors.Is(err, errBlocked) {
+		s.ct.holdHands = true
+		st, err = s.advanceOnce()
+		s.ct.holdHands = false
+	}
+	if err == nil || depth == 0 || !errors.Is(err, ErrUnstable) {
+		return st, err
+	}
+	for half := 0; half < 2; half++ {
+		sh, err := s.advance(dt/2, depth-1)
+		st.add(sh)
+		st.Substeps++
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// add adds the times, iterations and counts of b to a: the stats of a
+// step that took substeps.
+func (a *StepStats) add(b StepStats) {
+	a.Iterations += b.Iterations
+	a.Residual = max(a.Residual, b.Residual)
+	a.Assemble += b.Assemble
+	a.Solve += b.Solve
+	a.Other += b.Other
+	a.Limit += b.Limit
+	a.Collide += b.Collide
+	a.Contact = b.Contact
+	a.Springs = max(a.Springs, b.Springs)
+	a.Strain = b.Strain
+	a.Substeps += b.Substeps
+}
+
+// advanceOnce takes phases 1–5 of one step of length s.params.Dt; on
+// failure the state is as before.
+func (s *Sim) advanceOnce() (StepStats, error) {
 	var st StepStats
 	t0 := time.Now()
 	tn, t1 := s.Time, s.Time+s.params.Dt
+	s.moveHands(s.params.Dt)
 	s.prescribe(t1)
 	t1w := time.Now()
 	p := &s.params
@@ -420,9 +528,13 @@ func (s *Sim) Step() (StepStats, error) {
 		tc := time.Now()
 		s.contactForces()
 		s.sl.t1, s.sl.st, s.sl.took = t1, strainlimit.Stats{}, 0
+		s.untangle() // self-intersections the collisions let through (untangle.go)
 		st.Contact, err = s.collide(t1)
 		if err == nil {
 			err = s.checkVelocity(t1, 0)
+		}
+		if err == nil && s.handMoved() && s.pushedIn(tn, t1) {
+			err = errBlocked
 		}
 		st.Strain, st.Limit = s.sl.st, s.sl.took
 		st.Collide = time.Since(tc) - st.Limit
@@ -430,13 +542,11 @@ func (s *Sim) Step() (StepStats, error) {
 	if err == nil {
 		s.commit(t1)
 		s.commitContacts(tn, t1)
+	} else {
+		s.restoreHands()
 	}
 	st.Other = time.Since(t0) - st.Assemble - st.Solve - st.Limit - st.Collide
-	if err != nil {
-		return st, err
-	}
-	st.Adapt = s.adaptAfterStep()
-	return st, nil
+	return st, err
 }
 
 // prescribe computes the pins' targets at time t1 into pinNext and the
@@ -453,7 +563,7 @@ func (s *Sim) prescribe(t1 float64) {
 	}
 	s.pinNext = s.pinNext[:0]
 	for _, pn := range s.pins {
-		tgt := pn.Target
+		tgt := toward(pn.Target, pn.Goal, HandSpeed*dt)
 		if pn.Path != nil {
 			tgt = pn.Anchor.Add(pn.Path.At(t1))
 		}
@@ -539,11 +649,16 @@ func (s *Sim) commit(t1 float64) {
 		}
 	})
 	for k := range s.pins {
-		s.pins[k].Target = s.pinNext[k]
-		m.Pos[s.pins[k].Vertex] = s.pinNext[k]
+		p := &s.pins[k]
+		p.Target = s.pinNext[k]
+		if p.Path == nil {
+			p.Anchor = p.Target
+		}
+		m.Pos[p.Vertex] = p.Target
 	}
+	s.commitHands()
 	s.Time = t1
-	s.Steps++
+	s.commits++
 }
 
 // constrain prescribes vertex slot v's velocity along the unit normal n at
@@ -764,7 +879,7 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 				fi = fi.Add(s.elemF[cn])
 			}
 			if dragged {
-				fi = fi.Add(yi.Sub(s.drag.target).Scale(p.DragStiffness))
+				fi = fi.Add(yi.Sub(s.drag.next).Scale(p.DragStiffness))
 			}
 			if springs && ct.springOn[v] {
 				fi = fi.Add(ct.springF[v])

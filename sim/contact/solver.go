@@ -17,6 +17,11 @@ type Cloth struct {
 	V       []geom.Vec3 // v^{n+½} on input; the collision-free velocity on output (x^{n+1} = x^n + Δt·V), m/s
 	InvMass []float64   // 1/m per slot, 1/kg; 0 = kinematic (pinned: it moves with its V and nothing pushes it)
 	Tris    [][3]int32  // face slots; t[0] < 0 marks a free slot (geom.Mesh convention)
+	// Tangled, per face slot, may be nil: Crossing, Band or 0
+	// (Untangler.Faces). The cloth–cloth pairs of two flagged faces are
+	// not tested, so that the surfaces can pass back through each other
+	// where they cross (untangle.go).
+	Tangled []uint8
 }
 
 // Body is an obstacle over the step, moving rigidly (or not at all) from

@@ -1,0 +1,291 @@
+package cloth
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"drape/sim/geom"
+	"drape/sim/obstacle"
+)
+
+// HandSpeed caps how fast the targets a person moves travel, m per
+// simulated second: a pin moved by hand (Pin on a pinned vertex), the
+// anchor of the vertex-drag spring (Drag) and a dragged obstacle
+// (DragObstacle). Each step moves them towards where they were asked to be
+// by at most HandSpeed·Δt, so they follow the mouse in slow motion when
+// the simulation runs slower than real time.
+//
+// The viewer coalesces mouse moves between steps, and on a slow scene a
+// flick across the window (1280 px in 0.1 s, about 25 m/s at the cloth's
+// depth) arrives as a jump of tens of centimetres in one 5 ms step. A
+// pinned vertex that jumps 0.3 m in a step moves at 60 m/s and yanks its
+// free neighbours past the 200 m/s blow-up limit; a drag spring's anchor
+// that jumps does the same to the dragged vertex; an obstacle that jumps
+// sweeps through the cloth faster than the collision response can push
+// it (issue 39: pin drags alone blew up the hanging sheet and the sphere
+// scene within two seconds of random play). At 3 m/s a dragged sphere
+// pushes a hanging sheet like a brisk hand (at 5 m/s, the tunnelling
+// test's speed, testdata/sphere-push.json's sheet was flung half a metre
+// past the ball). It is the one cap for all three.
+const HandSpeed = 3.0
+
+// HandStretch is how far a person may stretch the cloth between two pins,
+// or between a pin and a dragged vertex, when strain limiting is off: a
+// pin moved by hand (or the drag spring's anchor) stops where its
+// distance to another pin's target would exceed (1 + HandStretch) times
+// their vertices' distance in the material plane (with strain limiting
+// on, the larger of its two limits replaces HandStretch). The material
+// distance is a lower bound of the rest geodesic between them, so the
+// cap never allows more than this strain along the straight line.
+//
+// Without it the monkey (sim/monkey, seed 2 on hanging) dragged one
+// corner of the hanging sheet 2 m from the other pinned corner; unpinning
+// it released the sheet stretched to three times its length, whose corner
+// snapped back at 1160 m/s, past any blow-up limit. The snap-back speed of
+// a released strain ε is about ε·√(E/ρ) (100 m/s per unit strain for the
+// default cloth), so 30 % keeps even the stiffest slider settings'
+// releases within a few substeps of the failsafe.
+const HandStretch = 0.3
+
+// reachable returns goal moved, if need be, to where a pin or drag
+// anchor on vertex v may go: within (1+ε)·|Rest[v] − Rest[q]| of every
+// other pin q's target (alternating projections onto those balls, a few
+// rounds), or no farther than it already is from a pin it is already
+// beyond.
+func (s *Sim) reachable(v int32, at, goal geom.Vec3) geom.Vec3 {
+	eps := HandStretch
+	if s.sl.p.Enabled {
+		eps = max(s.sl.p.MaxWeft, s.sl.p.MaxWarp)
+	}
+	m := s.Mesh
+	for range 4 {
+		moved := false
+		for _, q := range s.pins {
+			if q.Vertex == v {
+				continue
+			}
+			r := (1 + eps) * math.Sqrt(m.Rest[v].Sub(m.Rest[q.Vertex]).Norm2())
+			r = max(r, at.Sub(q.Target).Norm())
+			d := goal.Sub(q.Target)
+			if n := d.Norm(); n > r {
+				goal = q.Target.Add(d.Scale(r / n))
+				moved = true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return goal
+}
+
+// toward returns the point on the way from at to goal that is at most
+// maxStep from at: goal itself when it is that close.
+func toward(at, goal geom.Vec3, maxStep float64) geom.Vec3 {
+	d := goal.Sub(at)
+	n := d.Norm()
+	if n <= maxStep || n == 0 {
+		return goal
+	}
+	return at.Add(d.Scale(maxStep / n))
+}
+
+// DragObstacle asks for obstacle i (its index in Obstacles) at the user
+// offset goal: from the next step on, each step moves its offset towards
+// goal by at most HandSpeed·Δt, and the collision pipeline sees that as
+// the obstacle's motion over the step, so it pushes the cloth. An index
+// out of range or a goal that is not finite or beyond
+// obstacle.MaxCoordinate is an error, and nothing changes. SetOffset on
+// the obstacle moves it at once instead (the next step sees the whole
+// move); it ends the drag's pull only if the goal is reached.
+func (s *Sim) DragObstacle(i int, goal geom.Vec3) error {
+	c := &s.ct
+	if i < 0 || i >= len(c.obstacles) {
+		return fmt.Errorf("moving obstacle %d: the scene has %d obstacles", i, len(c.obstacles))
+	}
+	for _, x := range [3]float64{goal.X, goal.Y, goal.Z} {
+		if math.IsNaN(x) || math.Abs(x) > obstacle.MaxCoordinate {
+			return fmt.Errorf("moving obstacle %s: offset %v is not finite or beyond ±%g m", c.obstacles[i].Name(), goal, float64(obstacle.MaxCoordinate))
+		}
+	}
+	c.goal = growTo(c.goal, len(c.obstacles))
+	c.goalOn = growTo(c.goalOn, len(c.obstacles))
+	c.goal[i], c.goalOn[i] = goal, true
+	return nil
+}
+
+// ObstacleGoal returns the offset obstacle i is being dragged to and true,
+// or false when it is not being dragged (or has arrived).
+func (s *Sim) ObstacleGoal(i int) (geom.Vec3, bool) {
+	c := &s.ct
+	if i < 0 || i >= len(c.goalOn) || !c.goalOn[i] {
+		return geom.Vec3{}, false
+	}
+	return c.goal[i], true
+}
+
+// errBlocked is advanceOnce's answer when an obstacle dragged by hand
+// pushed a free cloth vertex into an obstacle in the step: the cloth had
+// nowhere to go (squeezed against the ground or another obstacle, or
+// held by pins). The step is then taken again with the dragged obstacles
+// held where they were (advance), so the drag stops there, visibly, as a
+// hand does against a wall. Without it the monkey's seed 1 on
+// sphere-adaptive dragged the sphere down onto the cloth lying on the
+// ground, and 17 vertices ended 5 cm inside the sphere, tangling the
+// cloth (issue 39).
+var errBlocked = errors.New("a dragged obstacle pushed the cloth into an obstacle")
+
+// blockDepth is how deep a free vertex may end inside an obstacle, by its
+// analytic signed distance, before a hand drag counts as blocked: the
+// tessellated collision surfaces lie up to obstacle.ChordTolerance inside
+// the analytic ones, and cloth rests on them.
+const blockDepth = 2 * obstacle.ChordTolerance
+
+// handMoved reports whether moveHands moved an obstacle in this step.
+func (s *Sim) handMoved() bool {
+	c := &s.ct
+	for k, o := range c.obstacles {
+		if k < len(c.offsetBefore) && o.Offset() != c.offsetBefore[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// pushedIn reports whether a free vertex ends the step (x + Δt·v^{n+½}
+// at t1) deeper than blockDepth inside an obstacle and deeper than it
+// started (x at t0, the obstacles at their settled poses): cloth that a
+// dragged obstacle pushed in.
+func (s *Sim) pushedIn(t0, t1 float64) bool {
+	m := s.Mesh
+	dt := s.params.Dt
+	for _, o := range s.ct.obstacles {
+		lo, hi := o.Bounds(t1)
+		pad := geom.Vec3{X: blockDepth, Y: blockDepth, Z: blockDepth}
+		lo, hi = lo.Sub(pad), hi.Add(pad)
+		before := o.SettledPose(t0)
+		for v := range m.Pos {
+			if !m.VertAlive[v] || s.fixed[v] {
+				continue
+			}
+			x := m.Pos[v].Add(s.vHalf[v].Scale(dt))
+			if x.X < lo.X || x.Y < lo.Y || x.Z < lo.Z || x.X > hi.X || x.Y > hi.Y || x.Z > hi.Z {
+				continue
+			}
+			d1, _ := o.SignedDistance(x, t1)
+			if d1 >= -blockDepth {
+				continue
+			}
+			if d0, _ := o.SignedDistanceAt(before, m.Pos[v]); d1 < d0-blockDepth/2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// moveHands moves the dragged obstacles' offsets for the step of length
+// dt about to be taken, keeping the offsets before it in offsetBefore for
+// restoreHands, and computes the drag spring's anchor for the step
+// (drag.next). Pins moved by hand are stepped in prescribe.
+func (s *Sim) moveHands(dt float64) {
+	c := &s.ct
+	c.offsetBefore = c.offsetBefore[:0]
+	for _, o := range c.obstacles {
+		c.offsetBefore = append(c.offsetBefore, o.Offset())
+	}
+	for k, o := range c.obstacles {
+		if k < len(c.goalOn) && c.goalOn[k] && !c.holdHands {
+			s.moveObstacle(k, toward(o.Offset(), c.goal[k], HandSpeed*dt))
+		}
+	}
+	if s.drag.on {
+		s.drag.next = toward(s.drag.at, s.drag.target, HandSpeed*dt)
+	}
+}
+
+// obstacleClearance is how close a dragged obstacle may come to another
+// obstacle (the ground included), m, or 6h when the contact thickness h
+// is larger: room for a few layers of cloth between them. Cloth squeezed
+// into a narrower gap between two rigid bodies cannot get out of the
+// way, and the collision response then fails layer by layer (the
+// monkey's seed 1 on sphere-adaptive: the sphere dragged onto the cloth
+// on the ground left hundreds of intersecting cloth pairs). A drag that
+// would come closer stops short, as a hand does against a table.
+const obstacleClearance = 0.02
+
+// moveObstacle moves obstacle k's offset to off, or as far along the
+// way there as keeps it obstacleClearance from every other obstacle
+// (halving the move up to 5 times; not at all when even that is too
+// close). A move that opens the gap is always allowed, so an obstacle
+// that starts too close can be dragged away.
+func (s *Sim) moveObstacle(k int, off geom.Vec3) {
+	c := &s.ct
+	o := c.obstacles[k]
+	clear := max(obstacleClearance, 6*c.p.Thickness)
+	from := o.Offset()
+	gap0 := s.obstacleGap(k)
+	for range 6 {
+		o.SetOffset(off)
+		if g := s.obstacleGap(k); g >= clear || g >= gap0 {
+			return
+		}
+		off = from.Add(off.Sub(from).Scale(0.5))
+	}
+	o.SetOffset(from)
+}
+
+// obstacleGap returns about the smallest distance between obstacle k and
+// any other at their current offsets (at the time the step starts): the
+// least signed distance of either one's surface vertices from the other,
+// +Inf without others.
+func (s *Sim) obstacleGap(k int) float64 {
+	c := &s.ct
+	a := c.obstacles[k]
+	t := s.Time
+	gap := math.Inf(1)
+	c.gapVerts = a.Vertices(t, c.gapVerts)
+	for j, b := range c.obstacles {
+		if j == k {
+			continue
+		}
+		if a.Kind != obstacle.Plane {
+			for _, p := range c.gapVerts {
+				d, _ := b.SignedDistance(p, t)
+				gap = min(gap, d)
+			}
+		}
+		if b.Kind != obstacle.Plane {
+			for _, p := range b.Vertices(t, nil) {
+				d, _ := a.SignedDistance(p, t)
+				gap = min(gap, d)
+			}
+		}
+	}
+	return gap
+}
+
+// restoreHands undoes moveHands after a failed step.
+func (s *Sim) restoreHands() {
+	c := &s.ct
+	for k, o := range c.obstacles {
+		if k < len(c.offsetBefore) {
+			o.SetOffset(c.offsetBefore[k])
+		}
+	}
+}
+
+// commitHands makes the step's hand targets the current ones: the drag
+// anchor, and the drags of obstacles that reached their goal end.
+func (s *Sim) commitHands() {
+	c := &s.ct
+	for k, o := range c.obstacles {
+		if k < len(c.goalOn) && c.goalOn[k] && o.Offset() == c.goal[k] {
+			c.goalOn[k] = false
+		}
+	}
+	if s.drag.on {
+		s.drag.at = s.drag.next
+	}
+}

@@ -1,0 +1,171 @@
+package cloth
+
+import (
+	"math"
+
+	"drape/sim/contact"
+	"drape/sim/geom"
+)
+
+// untangleState recovers the cloth from self-intersections the collision
+// phase did not prevent (a tangled start, a pin or a drag pulled through
+// the cloth): intersection contour minimisation (Volino &
+// Magnenat-Thalmann 2006; contact.Untangler) in the collision phase of
+// the step, with the tangled region exempt from cloth–cloth collisions
+// (after Baraff, Witkin & Kass 2003 §3, who flag it). See untangle.
+type untangleState struct {
+	u      contact.Untangler
+	active bool        // the last check found crossings
+	next   int         // the Sim.commits at which the next check is due
+	corr   []geom.Vec3 // per vertex slot: the corrective velocity added in the last step, m/s
+	tris   [][3]int32  // the mesh's faces with those that hold a pinned vertex freed (untangle)
+	had    bool        // corr holds something
+	at     int         // Sim.commits when corr was added (it is in v^n once that (sub)step commits)
+	faces  []uint8     // per face slot while active: contact.Crossing, contact.Band or 0 (contact.Cloth.Tangled)
+	fails  int         // Failsafes at the last check
+	retry  int         // Retried at the last check
+	steps  int         // steps spent untangling
+}
+
+// untangleEvery is the interval, in (sub)steps, of the check for
+// crossings while the cloth is untangled. One check
+// (contact.Untangler.Find: the face grid and a triangle–triangle test per
+// overlapping box pair) costs more than the collision phase itself, which
+// certifies most of the cloth free of self-intersection by patches
+// instead: measured (2 cores, shared) on sphere-adaptive at 3140
+// triangles 4.0–4.5 ms against 3.1 ms for the collision phase and 12 ms
+// for the step; on curtain-adaptive at 820 triangles 0.5–0.7 ms against
+// 0.25 ms and 1 ms. Every 10 steps cost 3–4 % of the step on
+// sphere-adaptive (drape bench, 2 s: 9.00 → 9.35–9.39 ms/step adaptive,
+// 75.5 → 78.1–78.5 ms at full resolution); every 25, about 1.5 %
+// (estimated from those, not measured). A
+// crossing made between checks waits at most 25 steps (0.125 s at
+// Δt = 5 ms); the two ways the step itself lets one through, a
+// collision failsafe (Failsafes) and a step the substep failsafe
+// retried (Retried), trigger a check at the next step.
+const untangleEvery = 25
+
+// untangleRings is the band of faces round the intersecting ones that
+// passes through itself (contact.Untangler.Rings). Measured with
+// untangleEvery = 25 (scene tests): 0 rings left tangled.json with 72
+// pairs at 1 s; 1 ring untangled it at 0.495 s and a 5 cm poke of
+// two-sheets in 0.105 s; 2 rings let the poke spread (215 pairs at 1 s:
+// two resting layers sink through each other in the band).
+const untangleRings = 1
+
+// untangleSpeed caps the speed of the corrective displacement, m/s: at
+// Δt = 5 ms, 2.5 mm per step, less than the 3 mm thickness.
+const untangleSpeed = 0.5
+
+// Tangled reports whether the last check found the cloth crossing itself
+// (it is then being untangled), and the number of steps that have
+// untangled so far.
+func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
+
+// untangle runs in the collision phase of the step (Step, phase 4), on
+// v^{n+½}, before collide, when self-collision is on. It
+//
+//  1. takes back the corrective velocity it added in the last step: the
+//     correction is a displacement of x over one step, not momentum, and
+//     v^{n+1} = v^{n+½} carried it into this step's v^n;
+//  2. every untangleEvery (sub)steps while untangled, and every step
+//     while tangled or after a failsafe or a retried step, finds the pairs of faces that
+//     cross at x^n (contact.Untangler.Find);
+//  3. where some do, adds to v^{n+½} of every free vertex the descent
+//     direction of the intersection contour's length, g = −∂L/∂x
+//     (Volino & Magnenat-Thalmann 2006 §3.2; contact/untangle.go), as a
+//     velocity g·untangleSpeed/max(1, |g|), and hands collide the
+//     tangled faces (one ring round the crossing ones), whose pairs
+//     with each other the collision phase skips so that the surfaces can
+//     move back through each other. Pairs with every other face, and
+//     with the obstacles, are kept: the correction and the pass-through
+//     make no crossing outside the band, and the collision phase's CCD
+//     sees the corrected velocities.
+//
+// Decision: a velocity correction applied before collide, not a position
+// change after it, so that CCD and the impact zones check the corrected
+// motion against everything not tangled; and per step rather than all at
+// once (the paper iterates its displacement), capped at untangleSpeed,
+// so that the implicit solve's elasticity spreads the motion of the
+// crossing faces to the sheet around them. Pinned vertices (invMass 0)
+// are not moved.
+//
+// An untangled cloth costs one Find every untangleEvery steps (see
+// there for the figures). Measured: the tangled start of
+// scene/testdata/tangled.json (125 crossing pairs, two 512-face sheets
+// through each other) is free of crossings 0.5 s after the start (the
+// horizontal sheet falls through the vertical one, which has landed, and
+// the contour leaves the vertical sheet's top); a vertex of two-sheets
+// put 5 cm through the upper sheet (18 pairs) is free 0.2 s after
+// (scene.TestTangledStartUntangles, TestPokedThroughUntangles).
+func (s *Sim) untangle() {
+	c := &s.ct
+	un := &c.un
+	m := s.Mesh
+	if un.had && s.commits == un.at+1 { // the step that added it committed
+		for v := range un.corr {
+			if v < len(s.vHalf) && m.VertAlive[v] {
+				s.vHalf[v] = s.vHalf[v].Sub(un.corr[v])
+			}
+		}
+	}
+	if un.had {
+		clear(un.corr)
+		un.had = false
+	}
+	if !c.p.SelfCollision {
+		un.active, un.faces = false, un.faces[:0]
+		return
+	}
+	if !un.active && s.commits < un.next && c.failsafes == un.fails && s.retried == un.retry {
+		return
+	}
+	un.fails, un.retry = c.failsafes, s.retried
+	un.u.Rings = untangleRings
+	// Faces with a pinned vertex are left out: a person may hold a pin
+	// through the sheet, and the pin wins. Searched with them, such a
+	// crossing never resolved, and the band round it, exempt from
+	// cloth–cloth collisions for as long, let the layers resting there
+	// sink through each other (the monkey's seed 1 on sphere-adaptive: a
+	// corner pin dragged through the sheet at the start grew into 1000
+	// crossing pairs within 4 s). Once unpinned, they are searched again.
+	un.tris = append(un.tris[:0], m.Tris...)
+	for f, t := range un.tris {
+		if t[0] >= 0 && (s.fixed[t[0]] || s.fixed[t[1]] || s.fixed[t[2]]) {
+			un.tris[f][0] = -1
+		}
+	}
+	if un.u.Find(m.Pos, un.tris) == 0 {
+		un.active, un.faces = false, un.faces[:0]
+		un.next = s.commits + untangleEvery
+		return
+	}
+	un.active = true
+	un.steps++
+	un.faces = append(un.faces[:0], un.u.Faces()...)
+	un.corr = growTo(un.corr, len(m.Pos))
+	for v, g := range un.u.Gradient() {
+		if s.invMass[v] == 0 || !m.VertAlive[v] {
+			continue
+		}
+		n := g.Norm()
+		if !(n > 0) || math.IsInf(n, 0) {
+			continue
+		}
+		d := g.Scale(untangleSpeed / math.Max(1, n))
+		un.corr[v] = d
+		s.vHalf[v] = s.vHalf[v].Add(d)
+	}
+	un.had, un.at = true, s.commits
+}
+
+// tangledFaces returns the tangled flags for contact.Cloth.Tangled: nil
+// when the cloth is not being untangled (or the flags are stale for the
+// mesh's face slots).
+func (s *Sim) tangledFaces() []uint8 {
+	un := &s.ct.un
+	if !un.active || len(un.faces) != len(s.Mesh.Tris) {
+		return nil
+	}
+	return un.faces
+}

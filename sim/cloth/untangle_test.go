@@ -1,0 +1,137 @@
+package cloth
+
+import (
+	"math"
+	"testing"
+
+	"drape/sim/contact"
+	"drape/sim/geom"
+)
+
+// pokedSheets returns two 0.6 m sheets (6 × 6 squares each), the second
+// 2 cm above the first, with the first's middle vertex (returned) 5 cm up
+// through the second.
+func pokedSheets(t *testing.T) (*geom.Mesh, int32) {
+	t.Helper()
+	g, err := geom.RegularGrid(0.6, 0.6, 6, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pos []geom.Vec3
+	var rest []geom.Vec2
+	var tris [][3]int32
+	mid := int32(-1)
+	for layer := 0; layer < 2; layer++ {
+		off := int32(len(pos))
+		for i, r := range g.Rest {
+			p := geom.Vec3{X: r.X - 0.3 + 0.011*float64(layer), Y: 0.02 * float64(layer), Z: r.Y - 0.3 + 0.007*float64(layer)}
+			if layer == 0 && math.Hypot(p.X, p.Z) < 1e-9 {
+				p.Y, mid = 0.05, int32(i)
+			}
+			pos = append(pos, p)
+			rest = append(rest, geom.Vec2{X: r.X + 1.0*float64(layer), Y: r.Y})
+		}
+		for _, tr := range g.Tris {
+			tris = append(tris, [3]int32{tr[0] + off, tr[1] + off, tr[2] + off})
+		}
+	}
+	m, err := geom.NewMesh(pos, rest, tris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid < 0 {
+		t.Fatal("no middle vertex")
+	}
+	return m, mid
+}
+
+// TestUntangleStep: on a poke through a sheet, untangle flags the cloth
+// tangled, moves free vertices along the contour gradient, and takes its
+// correction back at the next step (it is a displacement, not momentum);
+// with self-collision off it only takes back its last correction. With
+// the poking vertex pinned, the crossing is the pin's to keep: nothing is
+// flagged or moved.
+func TestUntangleStep(t *testing.T) {
+	m, mid := pokedSheets(t)
+	if contact.IntersectingPairs(m.Pos, m.Tris) == 0 {
+		t.Fatal("the poke crosses nothing")
+	}
+	m2, _ := pokedSheets(t)
+	pinned, err := New(m2, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pinned.SetContactParams(contact.DefaultParams()); err != nil {
+		t.Fatal(err)
+	}
+	if err := pinned.Pin(mid, m.Pos[mid]); err != nil {
+		t.Fatal(err)
+	}
+	pinned.fillInvMass()
+	clear(pinned.vHalf)
+	pinned.untangle()
+	if on, _ := pinned.Tangled(); on {
+		t.Error("a crossing held by a pin was flagged tangled")
+	}
+	for v, u := range pinned.vHalf {
+		if u != (geom.Vec3{}) {
+			t.Fatalf("a crossing held by a pin: vertex %d moved by %v", v, u)
+		}
+	}
+
+	s, err := New(m, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetContactParams(contact.DefaultParams()); err != nil {
+		t.Fatal(err)
+	}
+	s.fillInvMass()
+	clear(s.vHalf)
+	s.untangle()
+	if on, n := s.Tangled(); !on || n != 1 {
+		t.Fatalf("Tangled() = %v, %d; want true, 1", on, n)
+	}
+	moved := 0
+	for v, u := range s.vHalf {
+		if u != (geom.Vec3{}) {
+			moved++
+			if sp := u.Norm(); sp > untangleSpeed*(1+1e-12) {
+				t.Errorf("vertex %d: corrective speed %v above %v", v, sp, untangleSpeed)
+			}
+		}
+	}
+	if moved == 0 {
+		t.Fatal("nothing moved")
+	}
+	if s.tangledFaces() == nil {
+		t.Error("no tangled faces for the collision phase")
+	}
+	// The next (sub)step starts from the committed velocity, which holds
+	// the correction: untangle takes it back before adding its own.
+	s.commits++
+	s.untangle()
+	for v := range s.vHalf {
+		want := s.ct.un.corr[v]
+		if d := s.vHalf[v].Sub(want).Norm(); d > 1e-12 {
+			t.Fatalf("vertex %d: vHalf %v, want the new correction %v alone", v, s.vHalf[v], want)
+		}
+	}
+	// Self-collision off: nothing.
+	cp := s.ContactParams()
+	cp.SelfCollision = false
+	if err := s.SetContactParams(cp); err != nil {
+		t.Fatal(err)
+	}
+	copy(s.vHalf, s.ct.un.corr) // the committed velocity: the last correction alone
+	s.commits++
+	s.untangle()
+	if on, _ := s.Tangled(); on || s.tangledFaces() != nil {
+		t.Error("self-collision off: still tangled")
+	}
+	for v, u := range s.vHalf {
+		if u != (geom.Vec3{}) {
+			t.Fatalf("self-collision off: vertex %d moved by %v", v, u)
+		}
+	}
+}
