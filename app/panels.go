@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 	"math"
 	"strconv"
 	"time"
@@ -897,6 +898,15 @@ var helpLines = [][2]string{
 	{"D / H", "detail / hide this help"},
 }
 
+// helpLimits are the limits a person meets when dragging (cloth.HandSpeed,
+// cloth.HandStretch, cloth.ObstacleClearance), for the Help panel: what
+// keeps a drag from blowing the cloth up.
+var helpLimits = []string{
+	fmt.Sprintf("pins, dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
+	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin by %.0f %% (the strain limit when on)", 100*cloth.HandStretch),
+	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground", 100*cloth.ObstacleClearance),
+}
+
 // helpPanel sits in the right column between Stats and the legend, so it
 // covers none of the 3D view.
 func (u *uiState) helpPanel(ds [2]float32) {
@@ -908,6 +918,12 @@ func (u *uiState) helpPanel(ds [2]float32) {
 			imgui.Text(l[0])
 			imgui.SameLineV(140*sc, 0)
 			textDisabled(l[1])
+		}
+		imgui.Text("drag limits")
+		imgui.SameLineV(140*sc, 0)
+		textDisabled("hover to read")
+		if imgui.IsItemHovered() {
+			imgui.SetTooltip(strings.Join(helpLimits, "\n"))
 		}
 	}
 	imgui.End()

@@ -26,14 +26,18 @@ func TestLoopCommands(t *testing.T) {
 	l.Send(Command{Kind: CmdStep})
 	waitFor(t, l, "one step", func(s *Snapshot) bool { return s.Stats.Steps == 1 })
 
-	// Moving a pin: the target and, after a step, the vertex follow.
-	want := geom.Vec3{X: float64(corner.Target[0]) + 0.2, Y: float64(corner.Target[1]) + 0.1, Z: float64(corner.Target[2])}
-	l.Send(Command{Kind: CmdMovePin, Vertex: corner.Slot, Target: want})
+	// Moving a pin: the target and, after a step, the vertex follow, at
+	// cloth.HandSpeed.
+	from := toVec3(corner.Target)
+	goal := geom.Vec3{X: from.X + 0.2, Y: from.Y + 0.1, Z: from.Z}
+	l.Send(Command{Kind: CmdMovePin, Vertex: corner.Slot, Target: goal})
 	l.Send(Command{Kind: CmdStep})
 	s = waitFor(t, l, "moved pin", func(s *Snapshot) bool { return s.Stats.Steps == 2 })
 	p := s.Pins[findPin(s, corner.Slot)]
-	if got := toVec3(p.Pos); got.Sub(want).Norm() > 1e-6 {
-		t.Errorf("pinned vertex after move: got=%v, want=%v", got, want)
+	d := goal.Sub(from)
+	want := from.Add(d.Scale(cloth.HandSpeed * s.Stats.Dt / d.Norm()))
+	if got := toVec3(p.Pos); got.Sub(want).Norm() > 1e-5 {
+		t.Errorf("pinned vertex after move: got=%v, want=%v (%g m/s towards %v)", got, want, cloth.HandSpeed, goal)
 	}
 
 	// Pin toggling.

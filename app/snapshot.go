@@ -121,7 +121,7 @@ type PinInfo struct {
 	Slot     int32      // sim vertex slot
 	Dense    int32      // index into Snapshot.Pos
 	Pos      [3]float32 // vertex position, m
-	Target   [3]float32 // pin target, m (equal to Pos after a successful step)
+	Target   [3]float32 // pin target, m: where the person put it; a pin moved by hand reaches it at cloth.HandSpeed
 	Scripted bool       // the target follows a scene path; dragging it turns it into a fixed pin
 }
 

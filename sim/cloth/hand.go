@@ -205,7 +205,7 @@ func (s *Sim) moveHands(dt float64) {
 	}
 }
 
-// obstacleClearance is how close a dragged obstacle may come to another
+// ObstacleClearance is how close a dragged obstacle may come to another
 // obstacle (the ground included), m, or 6h when the contact thickness h
 // is larger: room for a few layers of cloth between them. Cloth squeezed
 // into a narrower gap between two rigid bodies cannot get out of the
@@ -213,17 +213,17 @@ func (s *Sim) moveHands(dt float64) {
 // monkey's seed 1 on sphere-adaptive: the sphere dragged onto the cloth
 // on the ground left hundreds of intersecting cloth pairs). A drag that
 // would come closer stops short, as a hand does against a table.
-const obstacleClearance = 0.02
+const ObstacleClearance = 0.02
 
 // moveObstacle moves obstacle k's offset to off, or as far along the
-// way there as keeps it obstacleClearance from every other obstacle
+// way there as keeps it ObstacleClearance from every other obstacle
 // (halving the move up to 5 times; not at all when even that is too
 // close). A move that opens the gap is always allowed, so an obstacle
 // that starts too close can be dragged away.
 func (s *Sim) moveObstacle(k int, off geom.Vec3) {
 	c := &s.ct
 	o := c.obstacles[k]
-	clear := max(obstacleClearance, 6*c.p.Thickness)
+	clear := max(ObstacleClearance, 6*c.p.Thickness)
 	from := o.Offset()
 	gap0 := s.obstacleGap(k)
 	for range 6 {

@@ -1,0 +1,62 @@
+package monkey
+
+import (
+	"testing"
+
+	"drape/assets"
+)
+
+// TestMonkey plays random interaction on scenes with pins, obstacles,
+// self-collision and adaptivity, and requires no blow-up, no panic, no
+// intersection lasting past the grace period, and retries on fewer than
+// 1 % of the steps: the hanging sheet (pins, drags, sliders) with two
+// seeds and the adaptive sphere (obstacle drags, self-collision,
+// adaptivity) with one, 3 s each, the seeds that pass today. Seed 2 on
+// sphere-adaptive does not yet (strain limiting switched on while a pin
+// is dragged: the collision phase's CCD hits grow step by step, a step
+// takes 10 s and the cloth blows up at t = 2.7 s; issue 39's note). The
+// long run of issue 39 is `drape monkey --scene all --seeds 20 --seconds 60`.
+func TestMonkey(t *testing.T) {
+	runs := []struct {
+		scene string
+		seed  uint64
+	}{{"hanging", 1}, {"hanging", 2}, {"sphere-adaptive", 1}}
+	const seconds = 3.0
+	if raceEnabled {
+		t.Skip("long physics run; it runs without the race detector")
+	}
+	for _, r := range runs {
+		sc, seed := r.scene, r.seed
+		{
+			res, err := Run(Config{Scenes: assets.Scenes, Scene: sc, Seed: seed, Seconds: seconds})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(res)
+			if !res.OK() {
+				t.Errorf("%s seed %d: %d failures, first %v", sc, seed, len(res.Failures), res.Failures)
+			}
+			if res.Retried*100 >= res.Steps {
+				t.Errorf("%s seed %d: %d of %d steps retried, want under 1 %%", sc, seed, res.Retried, res.Steps)
+			}
+			if res.Actions < 3 {
+				t.Errorf("%s seed %d: only %d actions in %g s: the monkey does not play", sc, seed, res.Actions, seconds)
+			}
+		}
+	}
+}
+
+// TestMonkeySeesTangles: the oracle and the grace period catch what they
+// are for. A cloth that starts with its sheets through each other
+// (../scene/testdata/tangled.json) untangles in about half a second; with
+// a grace of 10 ms the monkey must report the tangle as lasting.
+func TestMonkeySeesTangles(t *testing.T) {
+	res, err := Run(Config{Scene: "../scene/testdata/tangled.json", Seed: 1, Seconds: 0.2, CheckEvery: 2, Grace: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK() || res.Lasting == 0 || res.MaxPairs == 0 {
+		t.Fatalf("a tangled start passed: %v", res)
+	}
+	t.Log(res)
+}

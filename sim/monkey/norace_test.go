@@ -1,0 +1,5 @@
+//go:build !race
+
+package monkey
+
+const raceEnabled = false
