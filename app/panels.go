@@ -2,9 +2,9 @@ package app
 
 import (
 	"fmt"
-	"strings"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/inkyblackness/imgui-go/v4"
