@@ -71,6 +71,10 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"view", "--pause-at", "-1"}, 2, "--pause-at must be a non-negative number of seconds"},
 		{[]string{"view", "--pause-at", "NaN"}, 2, "--pause-at must be a non-negative number of seconds"},
 		{[]string{"--scene", "nosuchscene", "--frames", "1"}, 1, `unknown scene "nosuchscene"`},
+		{[]string{"monkey", "--seconds", "0"}, 2, "--seconds must be positive"},
+		{[]string{"monkey", "--seeds", "0"}, 2, "--seeds and --check must be at least 1"},
+		{[]string{"monkey", "--scene", "nosuchscene"}, 1, `unknown scene "nosuchscene"`},
+		{[]string{"monkey", "--scene", "springs-small"}, 1, "mass-spring cloth"},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != c.code {
@@ -79,6 +83,15 @@ func TestCLIErrors(t *testing.T) {
 		if !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "drape") {
 			t.Errorf("%v: stderr got=%q, want one line starting with drape and containing %q", c.args, stderr, c.want)
 		}
+	}
+}
+
+// TestCLIMonkey: a short monkey run on the hanging sheet passes, says
+// so, and prints its run's line.
+func TestCLIMonkey(t *testing.T) {
+	code, stdout, stderr := runCLI("monkey", "--scene", "hanging", "--seconds", "0.5", "--seeds", "1")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "hanging seed 1:") || !strings.Contains(stdout, "1 runs, no failure") {
+		t.Errorf("got code=%d stdout=%q stderr=%q", code, stdout, stderr)
 	}
 }
 

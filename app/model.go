@@ -81,6 +81,7 @@ type StepInfo struct {
 	Residual                      float64       // relative residual reached
 	Contact                       contact.Stats // what collision handling did; zero for models without contact
 	Springs                       int           // repulsion springs in the solve (cloth.StepStats); 0 for models without
+	Substeps                      int           // substeps the failsafe took (cloth.StepStats); 0 for models without
 }
 
 // Total returns the wall time of the step.

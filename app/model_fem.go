@@ -42,7 +42,7 @@ func (f *femModel) Step() (StepInfo, error) {
 	st, err := f.sim.Step()
 	return StepInfo{
 		Assemble: st.Assemble, Solve: st.Solve, Other: st.Other, Adapt: st.Adapt, Collide: st.Collide,
-		Iterations: st.Iterations, Residual: st.Residual, Contact: st.Contact, Springs: st.Springs,
+		Iterations: st.Iterations, Residual: st.Residual, Contact: st.Contact, Springs: st.Springs, Substeps: st.Substeps,
 	}, err
 }
 

@@ -491,6 +491,9 @@ func (u *uiState) contactPanel(s *Snapshot, a *uiAction) {
 	} else {
 		imgui.Textf("intersecting %4d triangle pairs", st.Tangled)
 	}
+	if st.Retried > 0 {
+		imgui.Textf("failsafe    %5d steps taken again in halves", st.Retried)
+	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	total := st.Assemble + st.Solve + st.Other + st.Collide + st.Adapt
 	share := 0.0

@@ -122,6 +122,10 @@ type Loop struct {
 	// pauseAt is LoopOptions.PauseAt until it has paused the simulation
 	// (then 0, so that resuming runs on).
 	pauseAt float64
+
+	// retried counts the steps since the last rebuild that needed the
+	// substep failsafe (Stats.Retried).
+	retried int
 }
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
@@ -398,6 +402,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	l.err = ""
 	l.editErr = ""
 	l.last = StepInfo{}
+	l.retried = 0
 	l.epoch++
 	l.pace.reset()
 	l.rate = rateMeter{}
@@ -422,6 +427,9 @@ func (l *Loop) step() {
 		return
 	}
 	l.last = st
+	if st.Substeps > 0 {
+		l.retried++
+	}
 	if l.pauseAt > 0 && l.s.Time() >= l.pauseAt-l.s.Dt()/2 {
 		l.paused, l.pauseAt = true, 0
 	}
@@ -464,6 +472,7 @@ func (l *Loop) fill(dst *Snapshot) {
 		KineticEnergy: s.KineticEnergy(),
 		CurvAbsP98:    surf.CurvAbsP98,
 		Tangled:       surf.Tangled,
+		Retried:       l.retried,
 		Paused:        l.paused, Finite: s.Finite(), Err: l.err,
 	}
 }

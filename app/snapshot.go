@@ -150,6 +150,7 @@ type Stats struct {
 	KineticEnergy float64 // J
 	CurvAbsP98    float32 // 98th percentile of |H| over the vertices, 1/m; for the automatic colour range
 	Tangled       int     // intersecting pairs of cloth triangles sharing no vertex, counted about once a second (−1: not counted)
+	Retried       int     // steps since the scene was (re)built that needed the substep failsafe (cloth.Sim.Step)
 
 	Paused bool   // stepping is stopped (by the user or by an error)
 	Finite bool   // every live position and velocity is finite

@@ -26,6 +26,7 @@ type State struct {
 	Vertices  int               `json:"vertices"`    // live vertices
 	Triangles int               `json:"triangles"`   // live triangles
 	Tangled   int               `json:"tangled"`     // intersecting pairs of cloth triangles sharing no vertex (Stats.Tangled)
+	Retried   int               `json:"retried"`     // steps the substep failsafe took again (Stats.Retried)
 	Finite    bool              `json:"finite"`      // the state stayed finite (no NaN/Inf, no blow-up)
 	Paused    bool              `json:"paused"`      // stepping was stopped
 	Error     string            `json:"error"`       // why stepping stopped, "" when healthy
@@ -94,7 +95,7 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 	st := State{
 		Scene: snap.Scene, Frames: frames, Seq: snap.Seq,
 		Time: snap.Stats.Time, Steps: snap.Stats.Steps,
-		Vertices: snap.Stats.Vertices, Triangles: snap.Stats.Triangles, Tangled: snap.Stats.Tangled,
+		Vertices: snap.Stats.Vertices, Triangles: snap.Stats.Triangles, Tangled: snap.Stats.Tangled, Retried: snap.Stats.Retried,
 		Finite: snap.Stats.Finite && snap.Stats.Err == "", Paused: snap.Stats.Paused, Error: snap.Stats.Err,
 		GLErrors: glErrors, Window: [2]float32{cam.Width, cam.Height},
 		Dragged: dragged, Pins: []PinState{}, Messages: msgs,

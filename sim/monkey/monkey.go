@@ -450,34 +450,28 @@ func (r *run) slider() {
 	later := s.Time + 0.3 + 3.7*r.rng.Float64()
 	switch r.rng.IntN(4) {
 	case 0:
-		p := s.Params()
-		old := p
-		key := randomize(r.rng, cloth.ParamTable, &p)
-		r.trace("slider params.%s", key)
-		r.setOr(s.SetParams(p), back, later, func(s *cloth.Sim) error { return s.SetParams(old) })
+		slide(r, "params", cloth.ParamTable, s.Params(), (*cloth.Sim).SetParams, back, later)
 	case 1:
 		p := s.AdaptParams()
-		if p.Validate() != nil {
+		if p.Validate() != nil { // a scene without adaptivity: the panel's switch is off
 			p = cloth.DefaultAdaptParams()
 			p.Enabled = false
 		}
-		old := p
-		key := randomize(r.rng, cloth.AdaptTable, &p)
-		r.trace("slider adapt.%s", key)
-		r.setOr(s.SetAdaptParams(p), back, later, func(s *cloth.Sim) error { return s.SetAdaptParams(old) })
+		slide(r, "adapt", cloth.AdaptTable, p, (*cloth.Sim).SetAdaptParams, back, later)
 	case 2:
-		p := s.ContactParams()
-		old := p
-		key := randomize(r.rng, contact.Table, &p)
-		r.trace("slider contact.%s", key)
-		r.setOr(s.SetContactParams(p), back, later, func(s *cloth.Sim) error { return s.SetContactParams(old) })
+		slide(r, "contact", contact.Table, s.ContactParams(), (*cloth.Sim).SetContactParams, back, later)
 	case 3:
-		p := s.StrainParams()
-		old := p
-		key := randomize(r.rng, strainlimit.Table, &p)
-		r.trace("slider strain.%s", key)
-		r.setOr(s.SetStrainParams(p), back, later, func(s *cloth.Sim) error { return s.SetStrainParams(old) })
+		slide(r, "strain", strainlimit.Table, s.StrainParams(), (*cloth.Sim).SetStrainParams, back, later)
 	}
+}
+
+// slide moves one control of parameter block v (table t, applied by set)
+// and, with back, schedules the old block back at time later.
+func slide[T any](r *run, block string, t param.Table[T], v T, set func(*cloth.Sim, T) error, back bool, later float64) {
+	old := v
+	key := randomize(r.rng, t, &v)
+	r.trace("slider %s.%s", block, key)
+	r.setOr(set(r.sim, v), back, later, func(s *cloth.Sim) error { return set(s, old) })
 }
 
 func (r *run) setOr(err error, back bool, at float64, undo func(*cloth.Sim) error) {
