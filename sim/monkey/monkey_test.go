@@ -10,17 +10,18 @@ import (
 // self-collision and adaptivity, and requires no blow-up, no panic, no
 // intersection lasting past the grace period, and retries on fewer than
 // 1 % of the steps: the hanging sheet (pins, drags, sliders) with two
-// seeds and the adaptive sphere (obstacle drags, self-collision,
-// adaptivity) with one, 3 s each, the seeds that pass today. Seed 2 on
-// sphere-adaptive does not yet (strain limiting switched on while a pin
-// is dragged: the collision phase's CCD hits grow step by step, a step
-// takes 10 s and the cloth blows up at t = 2.7 s; issue 39's note). The
-// long run of issue 39 is `drape monkey --scene all --seeds 20 --seconds 60`.
+// seeds and the cloth on a box (an obstacle and the ground) with one,
+// 3 s each, about 10 s of wall time in all. These seeds pass; many do not
+// yet (docs/robustness.md lists them: blow-ups on drape-box seed 2 and
+// ground-angled seed 1, a lasting tangle on ground-angled seed 2, and
+// sphere-adaptive seed 2, where play makes steps take seconds, too slow
+// for CI; sphere-adaptive seed 1 passes in minutes). The long run of
+// issue 39 is `drape monkey --scene all --seeds 20 --seconds 60`.
 func TestMonkey(t *testing.T) {
 	runs := []struct {
 		scene string
 		seed  uint64
-	}{{"hanging", 1}, {"hanging", 2}, {"sphere-adaptive", 1}}
+	}{{"hanging", 1}, {"hanging", 2}, {"drape-box", 1}}
 	const seconds = 3.0
 	if raceEnabled {
 		t.Skip("long physics run; it runs without the race detector")
