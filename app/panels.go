@@ -907,6 +907,7 @@ var helpLines = [][2]string{
 var helpLimits = []string{
 	fmt.Sprintf("pins, dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
 	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin by %.0f %% (the strain limit when on)", 100*cloth.HandStretch),
+	"a pin stops at the surface of an obstacle",
 	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground", 100*cloth.ObstacleClearance),
 }
 

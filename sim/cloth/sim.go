@@ -314,7 +314,7 @@ func (s *Sim) Pin(v int32, target geom.Vec3) error {
 	if k := s.pinIndex(v); k >= 0 {
 		p := &s.pins[k]
 		p.Path, p.Anchor = nil, p.Target
-		p.Goal = s.reachable(v, p.Target, target)
+		p.Goal = s.outside(s.reachable(v, p.Target, target))
 		return nil
 	}
 	s.setPin(Pin{Vertex: v, Target: target, Anchor: target, Goal: target})
