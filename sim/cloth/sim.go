@@ -301,9 +301,10 @@ func (s *Sim) checkVertex(v int32) error {
 // Pin holds vertex v on target (m) until Unpin. A new pin puts v on
 // target at the end of the next step; a pin that v already has (a
 // scripted one becomes fixed) is moved by hand: its target travels
-// towards the new one at HandSpeed at most, and stops short of
-// stretching the cloth to another pin by more than HandStretch. It returns an error for a
-// missing vertex or a non-finite target.
+// towards the new one at HandSpeed at most, stops short of stretching
+// the cloth to another pin by more than HandStretch (reachable) and stays
+// the contact thickness outside the obstacles (outside). It returns an
+// error for a missing vertex or a non-finite target.
 func (s *Sim) Pin(v int32, target geom.Vec3) error {
 	if err := s.checkVertex(v); err != nil {
 		return err
