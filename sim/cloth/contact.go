@@ -55,7 +55,8 @@ type contactState struct {
 	goalOn       []bool
 	offsetBefore []geom.Vec3
 	holdHands    bool        // the step in progress keeps the dragged obstacles still (errBlocked)
-	gapVerts     []geom.Vec3 // obstacleGap's scratch
+	gapVerts     []geom.Vec3 // obstacleGap's scratch: the dragged obstacle's vertices
+	gapOther     []geom.Vec3 // and another's
 }
 
 // ContactParams returns the collision settings in force.

@@ -286,7 +286,8 @@ func (s *Sim) obstacleGap(k int) float64 {
 			}
 		}
 		if b.Kind != obstacle.Plane {
-			for _, p := range b.Vertices(t, nil) {
+			c.gapOther = b.Vertices(t, c.gapOther)
+			for _, p := range c.gapOther {
 				d, _ := a.SignedDistance(p, t)
 				gap = min(gap, d)
 			}
