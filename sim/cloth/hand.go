@@ -54,10 +54,7 @@ const HandStretch = 0.3
 // rounds), or no farther than it already is from a pin it is already
 // beyond.
 func (s *Sim) reachable(v int32, at, goal geom.Vec3) geom.Vec3 {
-	eps := HandStretch
-	if s.sl.p.Enabled {
-		eps = max(s.sl.p.MaxWeft, s.sl.p.MaxWarp)
-	}
+	eps := s.handStretch()
 	m := s.Mesh
 	for range 4 {
 		moved := false
@@ -78,6 +75,93 @@ func (s *Sim) reachable(v int32, at, goal geom.Vec3) geom.Vec3 {
 		}
 	}
 	return goal
+}
+
+// handStretch is the stretch a person may put into the cloth by hand:
+// HandStretch, or with strain limiting on the larger of its two limits.
+func (s *Sim) handStretch() float64 {
+	if s.sl.p.Enabled {
+		return max(s.sl.p.MaxWeft, s.sl.p.MaxWarp)
+	}
+	return HandStretch
+}
+
+// leash moves the step's targets of the pins moved by hand (tgt[k] for
+// pin k, set by prescribe) back, where need be, so that no edge from a
+// moved pin to a free neighbour ends longer than (1+ε)·L, L its rest
+// length and ε = handStretch, measured to the neighbour where the step
+// starts; an edge already longer than that may keep its length but not
+// grow. The pin then waits for the cloth round it to follow, as a hand
+// feels a cloth that is caught.
+//
+// reachable keeps pins apart by no more than the cloth allows, but a
+// pin can also outrun the cloth next to it when that cloth is held:
+// caught on an obstacle's edge, squeezed in contact, pressed by friction.
+// The monkey's seed 2 on drape-box dragged a pin at 0.5 m/s while its
+// neighbours stayed caught on the box: its edges stretched to 5 and then
+// 7 times their rest length in 0.1 s, and when strain limiting was
+// switched on the limiter's pull on that knot blew the cloth up
+// (489 m/s) 23 steps later. A pin moved at most HandSpeed·Δt per step
+// only waits here when the cloth does not follow; in a free drag its
+// neighbours move with it (TestPinLeash).
+func (s *Sim) leash(tgt []geom.Vec3) {
+	m := s.Mesh
+	s.leashPin = growTo(s.leashPin, len(m.Pos))
+	moving := false
+	for k, pn := range s.pins {
+		if pn.Path == nil && tgt[k] != pn.Target {
+			s.leashPin[pn.Vertex] = int32(k) + 1
+			moving = true
+		}
+	}
+	if !moving {
+		return
+	}
+	eps := s.handStretch()
+	s.leashBalls = s.leashBalls[:0]
+	for _, t := range m.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for i, v := range t {
+			k := s.leashPin[v] - 1
+			if k < 0 {
+				continue
+			}
+			for _, u := range [2]int32{t[(i+1)%3], t[(i+2)%3]} {
+				if s.fixed[u] {
+					continue
+				}
+				r := (1 + eps) * math.Sqrt(m.Rest[v].Sub(m.Rest[u]).Norm2())
+				r = max(r, s.pins[k].Target.Sub(m.Pos[u]).Norm())
+				s.leashBalls = append(s.leashBalls, leashBall{int(k), m.Pos[u], r})
+			}
+		}
+	}
+	for range 4 {
+		moved := false
+		for _, b := range s.leashBalls {
+			d := tgt[b.pin].Sub(b.c)
+			if n := d.Norm(); n > b.r {
+				tgt[b.pin] = b.c.Add(d.Scale(b.r / n))
+				moved = true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	for _, pn := range s.pins {
+		s.leashPin[pn.Vertex] = 0
+	}
+}
+
+// leashBall is one of leash's constraints: pin index pin's target within
+// r of c.
+type leashBall struct {
+	pin int
+	c   geom.Vec3
+	r   float64
 }
 
 // outside returns goal moved out of every obstacle it is inside or within

@@ -109,6 +109,10 @@ type Sim struct {
 	// pinNext holds the pins' targets at the end of the step in
 	// progress, in pins order; they replace Target when the step commits.
 	pinNext []geom.Vec3
+	// leash's scratch: per vertex slot, 1 + the index of the pin moved by
+	// hand on it (0: none; all 0 between calls), and the constraints.
+	leashPin   []int32
+	leashBalls []leashBall
 	drag    struct {
 		on       bool
 		v        int32
@@ -569,8 +573,11 @@ func (s *Sim) prescribe(t1 float64) {
 			tgt = pn.Anchor.Add(pn.Path.At(t1))
 		}
 		s.pinNext = append(s.pinNext, tgt)
+	}
+	s.leash(s.pinNext)
+	for k, pn := range s.pins {
 		v := pn.Vertex
-		s.z[v] = tgt.Sub(m.Pos[v]).Scale(1 / dt).Sub(m.Vel[v])
+		s.z[v] = s.pinNext[k].Sub(m.Pos[v]).Scale(1 / dt).Sub(m.Vel[v])
 	}
 }
 
