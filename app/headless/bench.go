@@ -225,8 +225,9 @@ const benchBlock = 20
 
 // benchWindow is the span of simulated time, s, that each entry of the
 // timeline sums up. On the gathering curtain the adaptive run does 95 %
-// of its triangles × PCG iterations in 7–16 s of its 20 (README,
-// Contact): a second resolves that.
+// of its triangles × PCG iterations in 7–16 s of its 20
+// (docs/notes/contact.md, "Where the curtain's speedup goes"): a second
+// resolves that.
 const benchWindow = 1.0
 
 // BenchWindow is one span of simulated time in both runs: the means per
@@ -249,7 +250,7 @@ type WindowMeans struct {
 	TriIters float64 `json:"triangle_iterations"`
 	// Springs is the mean number of repulsion springs in the solve
 	// (cloth.StepStats.Springs), which cost the gathering curtain's
-	// solve iterations (README, Contact).
+	// solve iterations (docs/notes/contact.md).
 	Springs   float64 `json:"springs"`
 	Ms        float64 `json:"ms"`
 	CollideMs float64 `json:"collide_ms"`
@@ -474,7 +475,7 @@ const perturbSize = 1e-7
 // perturbSize along each axis, drawn from seed. Self-colliding, folding
 // cloth is chaotic: over five starts (four of them nudged) the adaptive
 // sphere scene's mean triangle count over 3 s ranged from 2391 to 2740
-// (README, Contact), so a change that alters the trajectory at all is
+// (docs/notes/contact.md), so a change that alters the trajectory at all is
 // compared over several seeds.
 func perturbStart(m *geom.Mesh, seed int64) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x64726170))
@@ -546,7 +547,8 @@ var spreadFigures = []struct {
 // start), one after the other, writing each start's table to stdout as it
 // ends. Self-colliding, folding cloth is chaotic, and one start's figures
 // cannot tell a change that alters the trajectory from the noise of its
-// start (README, Contact); the spread over several can. On an error it
+// start (docs/performance.md, "What drape bench measures"); the spread
+// over several can. On an error it
 // returns the starts done so far, and the spread over them.
 func BenchStarts(o BenchOptions, stdout io.Writer) (BenchSeries, error) {
 	var ser BenchSeries

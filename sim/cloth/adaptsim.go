@@ -55,8 +55,8 @@ type AdaptParams struct {
 
 // fineHoldDefault is FineHold's default, s. Measured on drape-box (5 s,
 // g_max = 4, "drape compare --hold H"; errors against the uniform fine
-// run, shape relative to the cloth diagonal; README "Coarse, fine,
-// refining, coarsening"):
+// run, shape relative to the cloth diagonal; docs/accuracy.md, "Fine
+// start and its hold"):
 //
 //	hold    vertices mean (min)   shape error RMS   ms/step mean (fine 71–79)
 //	0 s      274 (227)            0.0233            9.1

@@ -89,7 +89,7 @@ func (p *pcg) resize(n int) {
 // and left the rest of the cloth up to √(δ₀/δ₀_rest) times less accurate
 // than tol (the test: 0.071 instead of 0.001), so the accuracy of every
 // vertex depended on contact anywhere in the cloth. Measured costs are in
-// the README (*Contact*, the PCG stopping rule).
+// docs/notes/contact.md ("PCG's stopping rule with repulsion springs").
 //
 // The products A·s inside the loop read the float32 copy of the blocks
 // (val32 and oppVal32, which Sim.assemble writes along with val and

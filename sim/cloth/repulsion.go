@@ -51,7 +51,7 @@ import (
 // and its return the step after found the solve far from its warm start:
 // the adaptive curtain took 68.6 PCG iterations a step against 59.1 with
 // the pairs kept (unperturbed; medians over four starts 62.5 and 58.2,
-// README, Contact). All pairs are dropped when the step
+// docs/notes/contact.md). All pairs are dropped when the step
 // before had no collision phase (a pair from before collisions were
 // switched off may lie centimetres inside the cloth now, and its spring
 // would fling it). Pairs with a moving body are left to the collision

@@ -49,7 +49,7 @@ import (
 // across a cluster's border are tested, so which of them are repelled
 // depends on the partition; dropping them everywhere was tried and
 // reverted (it took the full-resolution gathering curtain from 70.8 to
-// 103.9 PCG iterations a step; README, Contact). What is left are the
+// 103.9 PCG iterations a step; docs/notes/contact.md). What is left are the
 // pairs of patches whose boxes overlap and share no certified cluster
 // (layers, folds, the neighbours of uncertified clusters), tested triangle
 // by triangle. Every CCD pass checks again the clusters whose vertices'
@@ -87,8 +87,8 @@ import (
 // adaptive sphere's collision share at 21–24 % over four starts (25 %
 // without), with more refinement in three of them. On the recorded
 // frames the pairs within h in those patch pairs were all one ring apart,
-// and mostly in face pairs that share no vertex (README, Contact, *The
-// 20 % on the adaptive sphere, bounded*).
+// and mostly in face pairs that share no vertex (docs/notes/contact.md,
+// "The 20 % on the adaptive sphere, bounded").
 //
 // The patches are grown by breadth-first search over the faces' edge
 // adjacency, patchSize faces each, adding only faces that keep the patch a
@@ -722,7 +722,7 @@ func (s *Solver) allSame(fs []int32) bool {
 // certified again: on the recorded frames of the sphere scene 43.5
 // certificates were made a call, 36.8 with the clusters kept (the
 // curtain's 93.8 and 74.1), and a rebuild took 0.68–0.84 ms against
-// 0.52–0.58 (README, Contact, *Clusters kept across remeshes*). The
+// 0.52–0.58 (docs/notes/contact.md, "Clusters kept across remeshes"). The
 // partition now depends on the remeshes' history, not only on the
 // current faces; which near neighbours are tested depends on it, as it
 // did on the face numbering.

@@ -609,7 +609,7 @@ func checkInput(c *Cloth, bodies []Body, dt float64) error {
 // remeshes, which moves neither of its uses (the body grids' cells are
 // resized only past a factor 3/2, and the slack is capped at a quarter of
 // it). Taken at every call it cost 5 % of the adaptive sphere's
-// collision phase (0.07 of 1.5 ms a step; README, Contact). A run that
+// collision phase (0.07 of 1.5 ms a step; docs/notes/contact.md). A run that
 // never remeshes keeps its first call's: the full-resolution sphere's
 // runs came out the same to the bit, the full curtain's mean PCG
 // iterations moved in the fourth digit (81.166 to 81.134, one start of

@@ -13,8 +13,9 @@ import (
 //
 // Most candidate pairs of the self-collision query are neighbours: two
 // faces that share a vertex, whose boxes always meet (85–93 % of the
-// candidate pairs on frames of the sphere and curtain scenes; README,
-// Contact, *What the self-collision query spends its time on*). Their
+// candidate pairs on frames of the sphere and curtain scenes;
+// docs/notes/contact.md, "What the self-collision query spends its time
+// on"). Their
 // primitive pairs without a shared vertex are within h only where the
 // cloth folds sharper than its mesh or its faces are squeezed to slivers,
 // and those are contacts (Bridson et al. 2002 §7.1 count every pair of

@@ -18,7 +18,7 @@ type Field[T any] struct {
 	Key   string // JSON key in scene files, saved scenes and --state
 	Label string // the viewer's label, e.g. "E_x weft"; Key when empty
 	Unit  string // SI unit, "" for dimensionless
-	Doc   string // one-line description for the README table
+	Doc   string // one-line description for the table in docs/scenes.md
 
 	// Group is the viewer's sidebar section the field's control sits in
 	// ("Material", "Solver", "Adaptivity", ...); "" for no control.

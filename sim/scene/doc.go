@@ -23,9 +23,10 @@
 //     over the defaults, and validate it in Scene.Validate.
 //  3. Apply it in Build (or, for a block the viewer edits, in the app's
 //     Model adapter).
-//  4. Add {"name", Table.Markdown()} to readmeTables in readme_test.go
-//     and run go test ./sim/scene -run TestREADMETables -update, which
-//     writes the table into README.md between the markers you add there.
+//  4. Add {"name", Table.Markdown()} to docTables in docs_test.go
+//     and run go test ./sim/scene -run TestDocTables -update, which
+//     writes the table into docs/scenes.md between the markers you add
+//     there.
 //
 // A list of objects ("obstacles") is a []T field with JSON tags in Scene,
 // sceneJSON and sceneOut, validated element by element like Pins; a second

@@ -13,7 +13,7 @@ import (
 )
 
 // TestStrainFigures measures what strain limiting buys on the curtain
-// (README, "Strain limiting"): the largest principal strain over the run
+// (docs/performance.md, "Strain limiting"): the largest principal strain over the run
 // and the cost per step, with the limiter off, on (10 %), and off with
 // moduli ten times stiffer (the look by stiffness alone). It is a
 // measurement, not a check: run it with

@@ -60,7 +60,7 @@
 //
 // # Scenes
 //
-// README's "Mass-spring cloth" section has drape bench's table of the
+// docs/notes/springs.md has drape bench's tables of the
 // four built-in scenes (none, uniform, dynamic as in the paper, dynamic
 // with coarsening; DefaultParams, MaxLayer 2); TestSceneTable
 // (DRAPE_SPRINGS_TABLE=1) prints the same variants from here. Cost is
@@ -79,7 +79,7 @@
 // (TurningAngle; read literally, a flat sheet's 180° would fire). But 30°
 // at 10 cm, a radius of curvature of about 19 cm, is a low threshold for a
 // draped cloth: at 60° dynamic subdivision costs a third (tablecloth) to
-// two thirds (pole) of the uniform run (README). Coarsening does not
+// two thirds (pole) of the uniform run (docs/notes/springs.md). Coarsening does not
 // change the pole: only 22 % of the base particles turn by less than
 // f·θ = 15° at 10 cm and 35 % of the layer-1 ones at 5 cm, and a block
 // coarsens only when its centre and its ring are quiet. Where blocks do

@@ -971,8 +971,9 @@ var stitchRings = 6
 // The passes of a limited step went from 4.86 to 4.93; BenchmarkApply's
 // cases took 14 instead of 11 (held corner), 7 (flung) and 13 instead of
 // 12 (0.5 % limit), at the same or a smaller share of the step (the
-// README has the figures). Every column of TestChainOrder's strip keeps
-// a share of the stretch (2.4–10 %), and TestLimitHolds' sheets take the
+// figures are in docs/notes/strain-limiting.md). Every column of
+// TestChainOrder's strip keeps a share of the stretch (2.4–10 %), and
+// TestLimitHolds' sheets take the
 // passes they took. (fineRings is a variable for TestActiveSetExact.)
 const fineRatio = 0.2
 
