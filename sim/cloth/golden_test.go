@@ -21,8 +21,8 @@ import (
 // the triangle list of these runs fails here. A change meant to alter the
 // physics updates them, and says so in its commit.
 var goldenHashes = map[string]map[string]uint64{
-	"amd64/sse2":   {"hanging/200": 0x3973802be2b28748, "curtain-adaptive/1600": 0x33125640b99b29c1},
-	"amd64/purego": {"hanging/200": 0x220f4d3aa139990e, "curtain-adaptive/1600": 0x1c428f1e710b5c8d},
+	"amd64/sse2":   {"hanging/200": 0x3973802be2b28748, "curtain-adaptive/1600": 0x33125640b99b29c1, "sphere-adaptive/200/contact": 0xf5cd7ae40390860c},
+	"amd64/purego": {"hanging/200": 0x220f4d3aa139990e, "curtain-adaptive/1600": 0x1c428f1e710b5c8d, "sphere-adaptive/200/contact": 0x95d488f4af68973e},
 }
 
 // stateHash returns an FNV-1a hash of the bits of every live position (in
@@ -53,7 +53,9 @@ func stateHash(m *geom.Mesh) uint64 {
 
 // TestGoldenHashes runs hanging for 200 steps and curtain-adaptive for 1600
 // (8 s: refined where the gathered curtain folds, and coarsened again in
-// places) and compares the state hashes with goldenHashes.
+// places) without collisions, and sphere-adaptive for 200 steps with its
+// collisions and strain limiting at 10 %, and compares the state hashes
+// with goldenHashes.
 func TestGoldenHashes(t *testing.T) {
 	build := runtime.GOARCH + "/" + productKernel
 	want, ok := goldenHashes[build]
@@ -61,10 +63,14 @@ func TestGoldenHashes(t *testing.T) {
 		t.Skipf("no golden hashes for %s", build)
 	}
 	for _, c := range []struct {
-		scene string
-		steps int
-	}{{"hanging", 200}, {"curtain-adaptive", 1600}} {
+		scene   string
+		steps   int
+		contact bool // collisions as the scene has them, and strain limiting at 10 %
+	}{{"hanging", 200, false}, {"curtain-adaptive", 1600, false}, {"sphere-adaptive", 200, true}} {
 		key := fmt.Sprintf("%s/%d", c.scene, c.steps)
+		if c.contact {
+			key += "/contact"
+		}
 		t.Run(key, func(t *testing.T) {
 			if testing.Short() && c.steps > 200 {
 				t.Skip("long run; skipped with -short")
@@ -73,9 +79,15 @@ func TestGoldenHashes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The hashes guard the FEM core and adaptivity as they were
-			// before the sim split; collisions came later.
-			sc.Contact.Enabled = false
+			// The first hashes guard the FEM core and adaptivity as they
+			// were before the sim split; collisions came later. The
+			// contact one guards the collision phase with self-collision
+			// and strain limiting (issue 41's step-order move).
+			if c.contact {
+				sc.Strain.Enabled, sc.Strain.MaxWeft, sc.Strain.MaxWarp = true, 0.1, 0.1
+			} else {
+				sc.Contact.Enabled = false
+			}
 			s, err := sc.Build()
 			if err != nil {
 				t.Fatal(err)

@@ -113,7 +113,7 @@ type Sim struct {
 	// hand on it (0: none; all 0 between calls), and the constraints.
 	leashPin   []int32
 	leashBalls []leashBall
-	drag    struct {
+	drag       struct {
 		on       bool
 		v        int32
 		target   geom.Vec3 // where the person asked for it (Drag), m
