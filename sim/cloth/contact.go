@@ -18,11 +18,12 @@ type contactState struct {
 	obstacles []*obstacle.Obstacle
 	solver    *contact.Solver
 	bodies    []contact.Body
-	moved     []bool // per obstacle: it moved during the previous step (its grid is stale)
-	pushing   []bool // per obstacle: it moved in the last step or moves in the next (no resting contacts on it)
-	near      []bool // per face slot: in contact at the last Resolve (adaptivity holds them)
-	tangled   []bool // per vertex slot: scratch of holdTangles
-	resolved  bool   // a Resolve ran since the last adaptation: near is valid
+	moved     []bool        // per obstacle: it moved during the previous step (its grid is stale)
+	pushing   []bool        // per obstacle: it moved in the last step or moves in the next (no resting contacts on it)
+	near      []bool        // per face slot: in contact at the last Resolve (adaptivity holds them)
+	tangled   []bool        // per vertex slot: scratch of holdTangles
+	cloth     contact.Cloth // the cloth handed to the solver in this step (beginCollisions)
+	resolved  bool          // a Resolve ran since the last adaptation: near is valid
 
 	// Resting contacts (Baraff & Witkin 1998 §5.3): vertices held along a
 	// body's normal during the next solve. body[v] is the body index of
@@ -107,7 +108,7 @@ func (s *Sim) LastContacts() []contact.Contact {
 
 // Failsafes returns how many steps since the obstacles were set ended in
 // the collision failsafe: impact zones that did not converge, after which
-// the free vertices were held still for the step (see collide).
+// the free vertices were held still for the step (see endCollisions).
 func (s *Sim) Failsafes() int { return s.ct.failsafes }
 
 // RestingImpulse returns the sum of the normal impulses the resting-contact
@@ -192,16 +193,26 @@ func (s *Sim) contactForces() {
 	}
 }
 
-// collide is phase 4's collision handling on v^{n+½} (Bender & Deul §6):
-// the obstacles' surfaces at t^n and t1, the cloth's masses, one
-// contact.Resolve, and the resting-contact constraints proposed for the
-// next step (applied by commit). On error vHalf is as it was.
-func (s *Sim) collide(t1 float64) (contact.Stats, error) {
+// beginCollisions starts phase 4's collision handling on v^{n+½}
+// (Bender & Deul §6): the resting contacts' friction (contactForces),
+// untangling, the obstacles' surfaces at t^n and t1 and the cloth for
+// contact.Solver.Begin. Step then runs the solver's stages itself
+// (proximity, strain limiting, continuous) and endCollisions. Without
+// collisions (collides) the solver is begun switched off, so that its
+// stages do nothing.
+func (s *Sim) beginCollisions(t1 float64) error {
 	c := &s.ct
 	m := s.Mesh
 	if c.solver == nil {
 		c.solver = contact.NewSolver()
 	}
+	if !s.collides() {
+		off := c.p
+		off.Enabled = false
+		return c.solver.Begin(nil, nil, s.params.Dt, off) // every stage does nothing
+	}
+	s.contactForces()
+	s.untangle() // self-intersections the collisions let through (untangle.go)
 	t0 := s.Time
 	for k, o := range c.obstacles {
 		b := &c.bodies[k]
@@ -228,15 +239,22 @@ func (s *Sim) collide(t1 float64) (contact.Stats, error) {
 		}
 		b.Static = !moving && !c.moved[k]
 	}
-	cl := contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris, Tangled: s.tangledFaces()}
-	var between func() error
-	if s.sl.p.Enabled {
-		if s.sl.between == nil {
-			s.sl.between = s.limitBetween
-		}
-		between = s.sl.between
+	s.ct.cloth = contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris, Tangled: s.tangledFaces()}
+	return c.solver.Begin(&s.ct.cloth, c.bodies, s.params.Dt, c.p)
+}
+
+// endCollisions ends phase 4's collision handling (contact.Solver.End),
+// err being the error of its stages or of the strain limiting between
+// them: the failsafe when the impact zones did not converge, and the
+// resting-contact constraints proposed for the next step (applied by
+// commit). On error vHalf is as it was. Without collisions it returns err.
+func (s *Sim) endCollisions(t1 float64, err error) (contact.Stats, error) {
+	if !s.collides() {
+		return contact.Stats{}, err
 	}
-	st, err := c.solver.ResolveWith(&cl, c.bodies, s.params.Dt, c.p, between)
+	c := &s.ct
+	m := s.Mesh
+	st, err := c.solver.End(err)
 	if errors.Is(err, contact.ErrUnresolved) {
 		// Failsafe (after Bridson et al. 2002 §6.3's last resort, and
 		// Harmon et al. 2008's "stop everything"): the impact zones did

@@ -412,10 +412,12 @@ func (s *Sim) Release() { s.drag.on = false }
 //     Euler sets x^{n+1} = x^n + Δt·v^{n+1}, so v^{n+½} = v^n + Δv; x^n
 //     stays in Mesh.Pos until phase 5;
 //
-//  4. the post-processes on v^{n+½}: collisions (§6) and strain limiting,
-//     which runs after the collisions' proximity impulses and before their
-//     continuous stage (or alone without collisions; strain.go). Each may
-//     change v^{n+½} or fail;
+//  4. the post-processes on v^{n+½}, in this order on one path (a stage
+//     that is off does nothing): the collisions' proximity impulses
+//     (§6), strain limiting (strain.go), the collisions' continuous stage
+//     and impact zones, and after CCD hits strain limiting and the
+//     continuous stage again (strainRounds). Each may change v^{n+½} or
+//     fail;
 //
 //  5. the final state: a blow-up check (non-finite or faster than
 //     speedLimit), then x^{n+1} = x^n + Δt·v^{n+½}, v^{n+1} = v^{n+½} and
@@ -524,25 +526,39 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 	if err == nil && (s.sl.p.Enabled || s.collides()) {
 		s.fillInvMass()
 	}
-	if err == nil && s.sl.p.Enabled && !s.collides() {
-		tl := time.Now()
-		st.Strain, err = s.limitStrain(t1)
-		st.Limit = time.Since(tl)
-	}
-	if err == nil && s.collides() {
+	// Phase 4: the post-processes of v^{n+½}, on one path with or
+	// without collisions (a stage that is off does nothing): the
+	// collisions' proximity impulses at x^n, strain limiting, the
+	// continuous collisions and impact zones, and strain limiting and the
+	// continuous stage again after CCD responses (strainRounds).
+	if err == nil {
 		tc := time.Now()
-		s.contactForces()
-		s.sl.t1, s.sl.st, s.sl.took = t1, strainlimit.Stats{}, 0
-		s.untangle() // self-intersections the collisions let through (untangle.go)
-		st.Contact, err = s.collide(t1)
+		err = s.beginCollisions(t1)
+		sv := s.ct.solver
 		if err == nil {
-			err = s.checkVelocity(t1, 0)
+			sv.Proximity()
+			_, err = s.strainPass(t1, &st, true)
 		}
-		if err == nil && s.handMoved() && s.pushedIn(tn, t1) {
-			err = errBlocked
+		if err == nil {
+			err = sv.Continuous()
 		}
-		st.Strain, st.Limit = s.sl.st, s.sl.took
-		st.Collide = time.Since(tc) - st.Limit
+		for round := 0; err == nil && s.sl.p.Enabled && round < strainRounds && sv.Stats().CCDHits > 0; round++ {
+			var changed bool
+			if changed, err = s.strainPass(t1, &st, false); err != nil || !changed {
+				break
+			}
+			err = sv.Continuous()
+		}
+		st.Contact, err = s.endCollisions(t1, err)
+		if s.collides() {
+			if err == nil {
+				err = s.checkVelocity(t1, 0)
+			}
+			if err == nil && s.handMoved() && s.pushedIn(tn, t1) {
+				err = errBlocked
+			}
+			st.Collide = time.Since(tc) - st.Limit
+		}
 	}
 	if err == nil {
 		s.commit(t1)

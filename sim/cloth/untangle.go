@@ -63,7 +63,7 @@ const untangleSpeed = 0.5
 func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 
 // untangle runs in the collision phase of the step (Step, phase 4), on
-// v^{n+½}, before collide, when self-collision is on. It
+// v^{n+½}, before the collision stages, when self-collision is on. It
 //
 //  1. takes back the corrective velocity it added in the last step: the
 //     correction is a displacement of x over one step, not momentum, and
@@ -74,7 +74,7 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //  3. where some do, adds to v^{n+½} of every free vertex the descent
 //     direction of the intersection contour's length, g = −∂L/∂x
 //     (Volino & Magnenat-Thalmann 2006 §3.2; contact/untangle.go), as a
-//     velocity g·untangleSpeed/max(1, |g|), and hands collide the
+//     velocity g·untangleSpeed/max(1, |g|), and hands the collision stages the
 //     tangled faces (one ring round the crossing ones), whose pairs
 //     with each other the collision phase skips so that the surfaces can
 //     move back through each other. Pairs with every other face, and
@@ -82,7 +82,7 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     make no crossing outside the band, and the collision phase's CCD
 //     sees the corrected velocities.
 //
-// Decision: a velocity correction applied before collide, not a position
+// Decision: a velocity correction applied before the collision stages, not a position
 // change after it, so that CCD and the impact zones check the corrected
 // motion against everything not tangled; and per step rather than all at
 // once (the paper iterates its displacement), capped at untangleSpeed,

@@ -205,7 +205,7 @@ func TestMeanEdgeSerialSum(t *testing.T) {
 // in a corner of the sphere's box, 28 mm from the sphere, and the
 // proximity pass measures it. In the second it hovers 12 mm over the
 // sphere's top at rest, out of the proximity pass's reach, and is then
-// given 4 m/s down (ResolveWith's between, as strain limiting would):
+// given 4 m/s down between the stages (as strain limiting does):
 // 20 mm in the step, so that the sphere would poke through its middle
 // (its vertices are far from the sphere: only the face test can stop it).
 // Read from the first call, 28 mm would rule the motion out; the triangle
@@ -231,17 +231,17 @@ func TestRoundDistanceOfThisCall(t *testing.T) {
 	}
 	const z = r + 0.012
 	c.X = []geom.Vec3{{X: -0.25, Y: -0.25, Z: z}, {X: 0.25, Y: -0.25, Z: z}, {X: 0, Y: 0.3, Z: z}}
-	prox := int64(-2) // the call the face's distance was from, after the proximity pass
-	push := func() error {
-		if prox == -2 {
-			prox = s.bodies[0].faceD0Call[0]
-		}
-		for i := range c.V {
-			c.V[i] = geom.Vec3{Z: -4}
-		}
-		return nil
+	if err := s.Begin(c, ball, dt, p); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := s.ResolveWith(c, ball, dt, p, push); err != nil {
+	s.Proximity()
+	prox := s.bodies[0].faceD0Call[0] // the call the face's distance was from, after the proximity pass
+	s.Mark()
+	for i := range c.V {
+		c.V[i] = geom.Vec3{Z: -4}
+	}
+	s.Changed()
+	if _, err := s.End(s.Continuous()); err != nil {
 		t.Fatal(err)
 	}
 	if prox == s.calls {

@@ -49,7 +49,7 @@ type Body struct {
 // round reports whether b is a round body.
 func (b *Body) round() bool { return b.Tris == nil && b.Radius > 0 }
 
-// Stats reports what the last Resolve did.
+// Stats reports what the last Resolve (or Begin … End) did.
 type Stats struct {
 	Proximity     int           // cloth–body proximity pairs (vertex–face both ways, edge–edge, vertex–plane)
 	SelfProximity int           // cloth–cloth proximity pairs
@@ -59,7 +59,7 @@ type Stats struct {
 	Zones         int           // impact zones at the end
 	ZoneVertices  int           // cloth vertices in them
 	Contacts      int           // vertex–body contacts recorded (Contacts)
-	Time          time.Duration // the whole Resolve
+	Time          time.Duration // the stages, Begin to End (not the caller's work between them)
 	ProximityTime time.Duration // of which topology, grids and the proximity stage
 	CCDTime       time.Duration // the CCD passes with impulses
 	ZoneTime      time.Duration // the zone passes
@@ -229,7 +229,9 @@ type Solver struct {
 	patchNearFn                func(k, lo, hi int)
 
 	v0       []geom.Vec3 // input velocities, to restore on failure
-	vmid     []geom.Vec3 // the velocities before ResolveWith's between
+	vmid     []geom.Vec3 // the velocities at Mark
+	on       bool        // Begin succeeded with collisions enabled: the stages run
+	ccdDone  bool        // Continuous has run in this step
 	contacts []Contact
 	nearV    []bool // vertices within h of something, last call
 	zones    zoneState
@@ -333,31 +335,39 @@ func (s *Solver) NearFaces(dst []bool) []bool {
 // It returns an error, with c.V restored to its input, for non-finite or
 // mismatched input and (wrapping ErrUnresolved) when collisions remain after
 // p.ZoneIterations zone passes. With p.Enabled false it does nothing.
+//
+// Resolve is Begin, Proximity, Continuous and End; a caller that
+// post-processes the velocities between the stages (cloth.Sim's strain
+// limiting) calls them itself.
 func (s *Solver) Resolve(c *Cloth, bodies []Body, dt float64, p Params) (Stats, error) {
-	return s.ResolveWith(c, bodies, dt, p, nil)
+	err := s.Begin(c, bodies, dt, p)
+	if err == nil {
+		s.Proximity()
+		err = s.Continuous()
+	}
+	return s.End(err)
 }
 
-// ResolveWith is Resolve with between, when not nil, called after the
-// proximity stage and before the continuous one: a caller's post-process
-// of the velocities c.V (strain limiting) that the proximity impulses
-// should not undo and whose changes the CCD passes and impact zones then
-// see, so that the velocities returned are still collision-free. Every
-// vertex whose velocity between changes is treated as changed. An error
-// from between ends ResolveWith with c.V restored and that error.
-func (s *Solver) ResolveWith(c *Cloth, bodies []Body, dt float64, p Params, between func() error) (Stats, error) {
+// Begin starts the collision phase of one step: it checks the input
+// (an error leaves the solver idle and c.V as it was), keeps c.V to
+// restore on failure, and builds the cloth's topology and the bodies'
+// data. The stages follow in order: Proximity once, then Continuous,
+// which the caller may repeat after changing c.V itself between Mark and
+// Changed, and End. With p.Enabled false every stage does nothing.
+func (s *Solver) Begin(c *Cloth, bodies []Body, dt float64, p Params) error {
 	start := time.Now()
 	s.calls++
 	s.stats = Stats{}
 	s.contacts = s.contacts[:0]
 	s.near = s.near[:0]
 	s.zones.active = false
+	s.c, s.on, s.ccdDone = nil, false, false
 	if !p.Enabled {
-		s.c = nil
-		return s.stats, nil
+		return nil
 	}
 	if p != s.valid { // validating through the table allocates; once per setting
 		if err := p.Validate(); err != nil {
-			return s.stats, err
+			return err
 		}
 		s.valid = p
 	}
@@ -365,9 +375,9 @@ func (s *Solver) ResolveWith(c *Cloth, bodies []Body, dt float64, p Params, betw
 		p.ZoneIterations = 100
 	}
 	if err := checkInput(c, bodies, dt); err != nil {
-		return s.stats, err
+		return err
 	}
-	s.c, s.bs, s.dt, s.p = c, bodies, dt, p
+	s.c, s.bs, s.dt, s.p, s.on = c, bodies, dt, p, true
 	s.delta = 1e-3 * p.Thickness
 	s.v0 = grow(s.v0, len(c.V))
 	copy(s.v0, c.V)
@@ -381,8 +391,18 @@ func (s *Solver) ResolveWith(c *Cloth, bodies []Body, dt float64, p Params, betw
 
 	s.clothTopology()
 	s.prepareBodies()
+	s.stats.ProximityTime = time.Since(start)
+	return nil
+}
 
-	// (1) Proximity at x^n.
+// Proximity is stage (1): the pairs within the thickness h at x^n,
+// resolved by repulsion impulses on c.V, the contacts (Contacts) and the
+// near pairs (Near) of the step.
+func (s *Solver) Proximity() {
+	if !s.on {
+		return
+	}
+	start := time.Now()
 	s.mode = modeProximity
 	s.detect()
 	for k := range s.chunk {
@@ -404,52 +424,69 @@ func (s *Solver) ResolveWith(c *Cloth, bodies []Body, dt float64, p Params, betw
 		}
 	}
 	s.stats.Contacts = len(s.contacts)
-	if between != nil {
-		s.vmid = grow(s.vmid, len(c.V))
-		copy(s.vmid, c.V)
-		if err := between(); err != nil {
-			copy(c.V, s.v0)
-			s.stats.Time = time.Since(start)
-			return s.stats, err
-		}
-		for i, v := range c.V {
-			if v != s.vmid[i] {
-				s.dirtyNext[i] = true
-			}
+	s.stats.ProximityTime += time.Since(start)
+}
+
+// Mark keeps the velocities c.V as they are now, for Changed: call it
+// before changing them between the stages.
+func (s *Solver) Mark() {
+	if !s.on {
+		return
+	}
+	s.vmid = grow(s.vmid, len(s.c.V))
+	copy(s.vmid, s.c.V)
+}
+
+// Changed marks every vertex whose velocity differs from its value at
+// Mark as changed, so that the next Continuous tests its pairs again, and
+// reports whether any did.
+func (s *Solver) Changed() bool {
+	if !s.on {
+		return false
+	}
+	changed := false
+	for i, v := range s.c.V {
+		if v != s.vmid[i] {
+			s.dirtyNext[i], changed = true, true
 		}
 	}
-	t1 := time.Now()
-	s.stats.ProximityTime = t1.Sub(start)
+	return changed
+}
 
-	if err := s.collisions(true); err != nil {
-		copy(c.V, s.v0)
-		s.stats.Time = time.Since(start)
+// Continuous is stages (2) and (3) on the current velocities c.V: CCD
+// passes with impulses, then impact zones for what is left. The first
+// call of a step tests every candidate pair, a later one only the pairs
+// with a vertex that changed (Changed) or that its predecessor moved. It
+// returns ErrUnresolved (wrapped) when collisions remain after the zone
+// passes.
+func (s *Solver) Continuous() error {
+	if !s.on {
+		return nil
+	}
+	start := time.Now()
+	err := s.collisions(!s.ccdDone)
+	s.ccdDone = true
+	s.stats.Time += time.Since(start)
+	return err
+}
+
+// Stats returns what the stages of this step have done so far.
+func (s *Solver) Stats() Stats { return s.stats }
+
+// End finishes the step's collision phase. With err (from a stage, or
+// the caller's own between the stages) or with a velocity that is not
+// finite it restores c.V to its value at Begin and returns the error.
+// Stats.Time is the time spent in the stages, not in the caller's work
+// between them.
+func (s *Solver) End(err error) (Stats, error) {
+	s.stats.Time += s.stats.ProximityTime
+	if !s.on {
 		return s.stats, err
 	}
-	// Impulses of the continuous stage stretch faces again (the smallest
-	// most): between once more and the continuous stage again for its
-	// changes, while there were any (betweenRounds).
-	for round := 0; between != nil && round < betweenRounds && s.stats.CCDHits > 0; round++ {
-		copy(s.vmid, c.V)
-		if err := between(); err != nil {
-			copy(c.V, s.v0)
-			s.stats.Time = time.Since(start)
-			return s.stats, err
-		}
-		changed := false
-		for i, v := range c.V {
-			if v != s.vmid[i] {
-				s.dirtyNext[i], changed = true, true
-			}
-		}
-		if !changed {
-			break
-		}
-		if err := s.collisions(false); err != nil {
-			copy(c.V, s.v0)
-			s.stats.Time = time.Since(start)
-			return s.stats, err
-		}
+	c := s.c
+	if err != nil {
+		copy(c.V, s.v0)
+		return s.stats, err
 	}
 	for i := range c.V {
 		if !c.V[i].IsFinite() {
@@ -457,18 +494,8 @@ func (s *Solver) ResolveWith(c *Cloth, bodies []Body, dt float64, p Params, betw
 			return s.stats, fmt.Errorf("contact: velocity of vertex %d not finite after the collision response", i)
 		}
 	}
-	s.stats.Time = time.Since(start)
 	return s.stats, nil
 }
-
-// betweenRounds caps the extra rounds of ResolveWith's between and the
-// continuous stage after the first. Measured on the gathering adaptive
-// curtain with strain limiting at 10 % (TestStrainLimitWithCollisions):
-// after steps with CCD responses, 31 faces were over 15 % and the largest
-// at 186 % with no extra round; with two, at most one face, the largest
-// at 10.9–29.2 % (it moves with the trajectory). An earlier measurement
-// on another trajectory gave 62.5 % and 10.9 %.
-const betweenRounds = 2
 
 // collisions runs the continuous stage of Resolve, (2) CCD passes with
 // impulses and (3) impact zones for what is left, on the current
