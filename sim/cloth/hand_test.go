@@ -7,6 +7,7 @@ import (
 	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
+	"drape/sim/strainlimit"
 )
 
 // hangingSheet returns a 1 m sheet of 10 × 10 squares in the XY plane
@@ -225,4 +226,47 @@ func TestPinLeash(t *testing.T) {
 		t.Errorf("the pin ended %.3g m from its goal after 2 s, want it there", d)
 	}
 	t.Logf("worst edge ratio at the pin %.3f", worst)
+}
+
+// TestStrainLimitTightened: strain limiting switched on at 10 % after a
+// corner pin of the hanging sheet was dragged out to the 30 % cap with it
+// off. The limit closes in at strainRamp, so nothing moves much faster
+// than the pin coming back at HandSpeed (3.7 m/s at most; without the
+// ramp 8.7 m/s), the pin comes back to where the limit allows (handReach), and
+// the limiter then converges (without the pin coming back it used all its
+// passes in every step and stayed at 29 %; with it exactly at the limit,
+// at 11.8 %).
+func TestStrainLimitTightened(t *testing.T) {
+	s, _, b := hangingSheet(t)
+	m := s.Mesh
+	if err := s.Pin(b, m.Pos[b].Add(geom.Vec3{X: 2})); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sp := strainlimit.DefaultParams()
+	sp.Enabled = true
+	if err := s.SetStrainParams(sp); err != nil {
+		t.Fatal(err)
+	}
+	var fastest float64
+	var last StepStats
+	for i := 0; i < 200; i++ { // 1 s
+		st, err := s.Step()
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		fastest = max(fastest, s.MaxSpeed())
+		last = st
+	}
+	if fastest > 5 {
+		t.Errorf("the cloth moved at %.2f m/s after the limit was switched on, want at most 5 m/s", fastest)
+	}
+	if last.Strain.Passes >= sp.Passes || last.Strain.MaxRatioAfter > 1+sp.Tolerance {
+		t.Errorf("1 s later the limiter used %d of %d passes and left a face at %.4f of its limit (strain %.3f), want it converged", last.Strain.Passes, sp.Passes, last.Strain.MaxRatioAfter, last.Strain.MaxStrainAfter)
+	}
+	t.Logf("fastest %.2f m/s; at the end %d passes, strain %.3f", fastest, last.Strain.Passes, last.Strain.MaxStrainAfter)
 }

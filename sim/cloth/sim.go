@@ -58,6 +58,12 @@ type Pin struct {
 	// Goal is where a pin without a Path was asked to be (Pin): each step
 	// moves Target towards it by at most HandSpeed·Δt.
 	Goal geom.Vec3
+	// Hand marks a pin moved by hand (Pin on a pinned vertex). While it
+	// is farther from another pin than the cloth between them may
+	// stretch (HandStretch, or the strain limit when on: one switched on
+	// or tightened after the drag), its target moves back towards them
+	// at HandSpeed, short of Goal (prescribe).
+	Hand bool
 }
 
 // StepStats describes one step.
@@ -319,7 +325,7 @@ func (s *Sim) Pin(v int32, target geom.Vec3) error {
 	if k := s.pinIndex(v); k >= 0 {
 		p := &s.pins[k]
 		p.Path, p.Anchor = nil, p.Target
-		p.Goal = s.outside(s.reachable(v, p.Target, target))
+		p.Goal, p.Hand = s.outside(s.reachable(v, &p.Target, target)), true
 		return nil
 	}
 	s.setPin(Pin{Vertex: v, Target: target, Anchor: target, Goal: target})
@@ -385,7 +391,7 @@ func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	if !s.drag.on || s.drag.v != v {
 		s.drag.at = s.Mesh.Pos[v]
 	}
-	s.drag.on, s.drag.v, s.drag.target = true, v, s.reachable(v, s.drag.at, target)
+	s.drag.on, s.drag.v, s.drag.target = true, v, s.reachable(v, &s.drag.at, target)
 	return nil
 }
 
@@ -584,7 +590,11 @@ func (s *Sim) prescribe(t1 float64) {
 	}
 	s.pinNext = s.pinNext[:0]
 	for _, pn := range s.pins {
-		tgt := toward(pn.Target, pn.Goal, HandSpeed*dt)
+		goal := pn.Goal
+		if pn.Hand && pn.Path == nil {
+			goal = s.reachable(pn.Vertex, nil, goal)
+		}
+		tgt := toward(pn.Target, goal, HandSpeed*dt)
 		if pn.Path != nil {
 			tgt = pn.Anchor.Add(pn.Path.At(t1))
 		}
@@ -663,6 +673,7 @@ func (s *Sim) checkVelocity(t1, residual float64) error {
 func (s *Sim) commit(t1 float64) {
 	m := s.Mesh
 	dt := s.params.Dt
+	s.sl.ramp = max(0, s.sl.ramp-strainRamp*dt)
 	parallel.ForChunks(len(m.Pos), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if !m.VertAlive[i] {
