@@ -82,7 +82,7 @@ func (s *Sim) reachable(v int32, at *geom.Vec3, goal geom.Vec3) geom.Vec3 {
 // whose rest positions differ by d: (1 + HandStretch)·|d|, or with strain
 // limiting on |D·d| with D = diag(1 + f·ε_weft, 1 + f·ε_warp), the
 // limiter's own stretch limit along d (strainlimit's orthotropic limits)
-// with a share f = handLimitShare of its strain. The share leaves room
+// with a share f = HandLimitShare of its strain. The share leaves room
 // for the cloth between them to sag: two pins exactly at the limit hold
 // the edge between them straight at the limit, which gravity then
 // stretches past it, and the limiter uses all its passes in every step
@@ -90,14 +90,14 @@ func (s *Sim) reachable(v int32, at *geom.Vec3, goal geom.Vec3) geom.Vec3 {
 // ending at 11.8 %; at 80 % of the limit it converges).
 func (s *Sim) handReach(d geom.Vec2) float64 {
 	if p := &s.sl.p; p.Enabled {
-		return math.Hypot((1+handLimitShare*p.MaxWeft)*d.X, (1+handLimitShare*p.MaxWarp)*d.Y)
+		return math.Hypot((1+HandLimitShare*p.MaxWeft)*d.X, (1+HandLimitShare*p.MaxWarp)*d.Y)
 	}
 	return (1 + HandStretch) * math.Sqrt(d.Norm2())
 }
 
-// handLimitShare is the share of the strain limit that handReach allows
+// HandLimitShare is the share of the strain limit that handReach allows
 // a person's pull (see there).
-const handLimitShare = 0.8
+const HandLimitShare = 0.8
 
 // leash moves the step's targets of the pins moved by hand (tgt[k] for
 // pin k, set by prescribe) back, where need be, so that no edge from a
