@@ -4,6 +4,9 @@
 // face adjacency, so that adaptive refinement can be reverted locally (Li &
 // Volkov 2005 §4); the discrete mean curvature and vertex normals that
 // drive Bender & Deul's refinement criterion (Meyer, Desbrun, Schröder &
-// Barr 2003 §3.3–3.5; Bender & Deul 2012 §5); and mesh generators (regular,
-// staggered and irregular Delaunay grids, the icosphere).
+// Barr 2003 §3.3–3.5; Bender & Deul 2012 §5), and the display curvature
+// the viewer draws, H averaged over a fixed fraction of the cloth's size in
+// material space (DisplayCurvature; normalized convolution, Knutsson &
+// Westin 1993); and mesh generators (regular, staggered and irregular
+// Delaunay grids, the icosphere).
 package geom
