@@ -27,7 +27,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # has Go files (go test fails on a pattern that matches no package).
 GUI_PKGS := ./render/... $(if $(wildcard app/*.go),./app/...)
 
-.PHONY: deps deps-build build test run bench
+.PHONY: deps deps-build build test run bench blender-test
 
 # install-missing installs those of the packages in $(1) that dpkg does not
 # know as installed.
@@ -71,3 +71,11 @@ run: build
 
 bench: deps-build
 	go test -run '^$$' -bench . -benchmem ./sim/...
+
+# blender-test checks the exports in the real Blender, headless
+# (tools/blender/blender_test.go: a 4 s sphere-adaptive point cache, and
+# frame sequences). It installs Debian's blender when missing; test leaves
+# it out, as the install is large and slow, and there the Blender tests skip.
+blender-test:
+	$(call install-missing,blender)
+	go test -count=1 -v -run '^TestBlender' ./tools/blender/

@@ -7,12 +7,14 @@
 // Usage:
 //
 //	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]
-//	drape record --scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]
+//	            [--cache pc2|mdd [--cache-mesh gmax|base|FILE.obj] [--fps F]]
+//	drape record --scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F] [--look curvature|strain|fabric]
 //	drape bench [--scene NAME|FILE] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR]
 //	drape compare [--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]
-//	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused]
+//	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused] [--max-fps N]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
 //	             [--record-dir DIR] [--record-fps F] [--record-size WxH]
+//	drape fabric-test [--material NAME|all] [--tests cantilever,cusick,tensile] [--meshes coarse,fine,adaptive] [--pictures DIR]
 //	drape help
 //
 // Plain "drape" opens the viewer (app.Run) on the default scene.
@@ -36,6 +38,7 @@ import (
 	"drape/assets"
 	"drape/render"
 	"drape/sim/detail"
+	"drape/sim/meshio"
 	"drape/sim/monkey"
 	"drape/sim/scene"
 )
@@ -65,11 +68,12 @@ type command struct {
 // commands is the dispatch table. The viewer slots in here: replace the
 // "view" entry's run (and make plain "drape" call it, see run).
 var commands = []command{
-	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]", "simulate a scene without a window", cmdRun, true},
-	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
+	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json] [--cache pc2|mdd [--cache-mesh gmax|base|FILE.obj] [--fps F]]", "simulate a scene without a window; with --cache, export it on a fixed mesh as a point cache", cmdRun, true},
+	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F] [--look curvature|strain|fabric]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
 	{"bench", "[--scene NAME|FILE] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision", cmdBench, true},
 	{"compare", "[--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]", "coarse, fine, adaptive refining and coarsening (Mujahid et al. Table 1)", cmdCompare, true},
 	{"monkey", "[--scene NAME|FILE|all] [--seconds S] [--seeds N] [--seed FIRST] [--check K] [--trace]", "play with a scene at random, as a person would, and check it never blows up or tangles", cmdMonkey, true},
+	{"fabric-test", "[--material NAME|all] [--tests cantilever,cusick,tensile] [--meshes coarse,fine,adaptive] [--pictures DIR]", "run the textile lab's tests (Peirce cantilever, Cusick drape, strip tensile) on fabric presets", cmdFabricTest, true},
 	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView, false},
 }
 
@@ -162,8 +166,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Format, "format", "obj", "frame `FORMAT`: obj, or ply (with per-vertex mean curvature as colour and as property \"curvature\")")
 	fs.StringVar(&o.Stats, "stats", "", "write run statistics as JSON to `FILE`")
 	fs.IntVar(&o.Detail, "detail", 0, "with --out, write the physics-aware detail surface (Tsiknis ch. 3) at Loop `LEVEL` 1–3 instead of the simulation mesh; 0 writes the mesh")
+	cache := fs.String("cache", "", "with --out, write one fixed mesh (cache.obj) and a point cache in `FORMAT` pc2 or mdd instead of frames (docs/export.md)")
+	fs.StringVar(&o.CacheMesh, "cache-mesh", headless.CacheMeshGMax, "with --cache, the fixed `MESH`: gmax (the scene's mesh refined uniformly to g_max), base, or FILE.obj whose vt are material coordinates")
+	fs.Float64Var(&o.FPS, "fps", 30, "with --cache, cache frames per simulated second `F`")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *cache != "" {
+		var err error
+		if o.Cache, err = meshio.ParseCacheFormat(*cache); err != nil {
+			return fail(stderr, "run", exitUsage, fmt.Errorf("--cache must be pc2 or mdd, got %q", *cache))
+		}
+	}
+	switch {
+	case o.Cache != 0 && o.Out == "":
+		return fail(stderr, "run", exitUsage, errors.New("--cache needs --out DIR"))
+	case o.Cache != 0 && (set["every"] || set["format"] || set["detail"]):
+		return fail(stderr, "run", exitUsage, errors.New("--cache writes a point cache at --fps instead of frames: leave out --every, --format and --detail"))
+	case o.Cache == 0 && (set["fps"] || set["cache-mesh"]):
+		return fail(stderr, "run", exitUsage, errors.New("--fps and --cache-mesh need --cache pc2|mdd"))
+	case !(o.FPS > 0) || o.FPS > 1000:
+		return fail(stderr, "run", exitUsage, fmt.Errorf("--fps must be in (0, 1000], got %v", o.FPS))
+	case o.CacheMesh == "":
+		return fail(stderr, "run", exitUsage, errors.New("--cache-mesh must be gmax, base or FILE.obj, got \"\""))
 	}
 	if o.Steps < 0 {
 		return fail(stderr, "run", exitUsage, fmt.Errorf("--steps must be non-negative, got %d", o.Steps))
@@ -297,8 +324,13 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&o.FPS, "fps", o.FPS, "frames per simulated second `F`")
 	msaa := fs.Int("msaa", 4, "multisample anti-aliasing `SAMPLES`; 0 turns it off")
 	fs.IntVar(&o.Detail, "detail", 0, "draw the physics-aware detail surface (Tsiknis ch. 3) at Loop `LEVEL` 1–3; 0 draws the simulation mesh")
+	look := fs.String("look", "curvature", "draw the cloth as `LOOK`: curvature (mean curvature colours), strain (largest principal strain) or fabric (the scene's cloth_color, soft light, contact shadows; for videos)")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
+	}
+	var err error
+	if o.Look, err = app.ParseLook(*look); err != nil {
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--look: %w", err))
 	}
 	if _, err := fmt.Sscanf(*size, "%dx%d", &o.Width, &o.Height); err != nil || o.Width < 2 || o.Height < 2 || *size != fmt.Sprintf("%dx%d", o.Width, o.Height) {
 		return fail(stderr, "record", exitUsage, fmt.Errorf("--size must be WxH with W, H ≥ 2, got %q", *size))
@@ -359,6 +391,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Screenshot, "screenshot", "", "with --frames, save the final frame as PNG `FILE`")
 	fs.StringVar(&o.State, "state", "", "at exit write the simulation and pin state as JSON to `FILE`")
 	fs.IntVar(&o.StateEvery, "state-every", 0, "with --state, also write it every `K` frames")
+	fs.IntVar(&o.MaxFPS, "max-fps", o.MaxFPS, "draw at most `N` frames per second; 0: no cap, with vsync off (the Stats panel shows the real rate)")
 	fs.StringVar(&o.RecordDir, "record-dir", "", "save F9 recordings and F12 screenshots in `DIR` (default: the working directory)")
 	fs.Float64Var(&o.RecordFPS, "record-fps", 30, "F9 recordings take `F` frames per simulated second")
 	recSize := fs.String("record-size", "", "F9 recordings are `WxH` pixels, drawn offscreen without the panels (default: the window's size; the Record panel changes it)")
@@ -374,6 +407,8 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--screenshot needs --frames N"))
 	case o.Speed < 0:
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--speed must be non-negative, got %v", o.Speed))
+	case o.MaxFPS < 0 || o.MaxFPS > 1000:
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--max-fps must be a whole number of frames per second in [0, 1000] (0: no cap), got %d", o.MaxFPS))
 	case !(o.PauseAt >= 0) || math.IsInf(o.PauseAt, 0):
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--pause-at must be a non-negative number of seconds, got %v", o.PauseAt))
 	case !(o.RecordFPS > 0) || o.RecordFPS > 1000:

@@ -49,10 +49,26 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"record", "--out", "x.mp4", "--size", "320"}, 2, `--size must be WxH with W, H ≥ 2, got "320"`},
 		{[]string{"record", "--out", "x.mp4", "--size", "1x240"}, 2, "--size must be WxH"},
 		{[]string{"record", "--out", "x.mp4", "--fps", "0"}, 2, "--fps must be in (0, 1000]"},
+		{[]string{"record", "--out", "x.mp4", "--look", "velvet"}, 2, `--look: unknown look "velvet": want curvature, strain, fabric`},
 		{[]string{"record", "--out", "x.mp4", "--seconds", "-1"}, 2, "--seconds must be non-negative"},
 		{[]string{"record", "--out", "x.mp4", "--scene", "nosuchscene"}, 1, `unknown scene "nosuchscene"`},
 		{[]string{"view", "--record-fps", "0"}, 2, "--record-fps must be in (0, 1000]"},
+		{[]string{"view", "--max-fps", "-1"}, 2, "--max-fps must be a whole number of frames per second in [0, 1000] (0: no cap), got -1"},
+		{[]string{"view", "--max-fps", "5000"}, 2, "--max-fps must be a whole number"},
+		{[]string{"view", "--max-fps", "59.94"}, 2, `invalid value "59.94" for flag -max-fps`},
 		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"run", "--cache", "abc", "--out", "x"}, 2, `--cache must be pc2 or mdd, got "abc"`},
+		{[]string{"run", "--cache", "pc2"}, 2, "--cache needs --out DIR"},
+		{[]string{"run", "--cache", "mdd", "--out", "x", "--every", "5"}, 2, "--cache writes a point cache at --fps instead of frames: leave out --every, --format and --detail"},
+		{[]string{"run", "--cache", "pc2", "--out", "x", "--format", "ply"}, 2, "leave out --every, --format and --detail"},
+		{[]string{"run", "--fps", "24"}, 2, "--fps and --cache-mesh need --cache pc2|mdd"},
+		{[]string{"run", "--cache-mesh", "base"}, 2, "--fps and --cache-mesh need --cache pc2|mdd"},
+		{[]string{"run", "--cache", "pc2", "--out", "x", "--fps", "0"}, 2, "--fps must be in (0, 1000], got 0"},
+		{[]string{"run", "--cache", "pc2", "--out", "x", "--fps", "NaN"}, 2, "--fps must be in (0, 1000], got NaN"},
+		{[]string{"run", "--cache", "pc2", "--out", "x", "--cache-mesh", ""}, 2, `--cache-mesh must be gmax, base or FILE.obj, got ""`},
+		{[]string{"run", "--cache", "pc2", "--out", filepath.Join(t.TempDir(), "c"), "--fps", "500"}, 1, "--fps 500: want a rate in (0, 200], one frame per step of 0.005 s at most"},
+		{[]string{"run", "--cache", "pc2", "--out", filepath.Join(t.TempDir(), "c"), "--scene", "sphere-adaptive", "--cache-mesh", "missing.obj"}, 1, "--cache-mesh: loading mesh: open missing.obj"},
+		{[]string{"run", "--cache", "pc2", "--out", filepath.Join(t.TempDir(), "c"), "--scene", "springs-small"}, 1, "a point cache samples a FEM cloth's material plane"},
 		{[]string{"run", "--scene", "nosuchscene"}, 1, `unknown scene "nosuchscene"`},
 		{[]string{"run", "--scene", "missing.json"}, 1, "missing.json"},
 		{[]string{"run", "--scene", bad}, 1, "mesh.width must be positive"},
@@ -126,7 +142,7 @@ func TestCLIRun(t *testing.T) {
 		t.Errorf("stdout got=%q, want progress lines and the summary", stdout)
 	}
 	got, data := readJSON(t, stats)
-	for _, k := range []string{"steps", "dt", "vertices", "triangles", "ms_per_step_mean", "ms_per_step_median", "pcg_iterations_mean", "total_mass", "max_speed", "finite"} {
+	for _, k := range []string{"steps", "dt", "vertices", "triangles", "ms_per_step_mean", "ms_per_step_median", "pcg_iterations_mean", "retried", "total_mass", "max_speed", "finite"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("stats: key %q missing in %s", k, data)
 		}
@@ -179,6 +195,34 @@ func TestCLIRun(t *testing.T) {
 // TestCLIRunPLY exports PLY frames and checks them against the OBJ frames
 // of the same run read back with meshio.LoadOBJ: same vertex positions (as
 // float32) and face count, and a curvature property and colours.
+// TestCLIRunCache: "drape run --cache" writes the fixed mesh, the point
+// cache and its manifest, and says what it wrote and what it cost.
+func TestCLIRunCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	code, stdout, stderr := runCLI("run", "--scene", "hanging", "--steps", "20", "--out", dir, "--cache", "mdd", "--fps", "20")
+	if code != 0 || stderr != "" {
+		t.Fatalf("got code=%v stderr=%q, want 0", code, stderr)
+	}
+	if !strings.Contains(stdout, "cache: 3 frames of 961 vertices (own mesh) at 20 fps in "+filepath.Join(dir, "cache.mdd")) || !strings.Contains(stdout, "% of the run's") {
+		t.Errorf("stdout got=%q, want the cache line", stdout)
+	}
+	got, data := readJSON(t, filepath.Join(dir, "cache.json"))
+	for _, c := range []struct {
+		key  string
+		want any
+	}{{"mesh", "cache.obj"}, {"cache", "cache.mdd"}, {"format", "mdd"}, {"cache_mesh", "own"}, {"vertices", 961.0}, {"frames", 3.0}, {"fps", 20.0}, {"axes", "y_up"}} {
+		if got[c.key] != c.want {
+			t.Errorf("cache.json %q got=%v, want=%v in %s", c.key, got[c.key], c.want, data)
+		}
+	}
+	if m, err := meshio.LoadOBJMaterial(filepath.Join(dir, "cache.obj")); err != nil || m.NumVerts() != 961 {
+		t.Errorf("cache.obj: %v", err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "cache.mdd")); err != nil || st.Size() != 8+3*4+3*961*12 {
+		t.Errorf("cache.mdd: %v, want %d bytes (3 frames)", err, 8+3*4+3*961*12)
+	}
+}
+
 func TestCLIRunPLY(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"obj", "ply"} {
@@ -482,4 +526,38 @@ func readJSON(t *testing.T, path string) (map[string]any, []byte) {
 		t.Fatalf("%s is not JSON: %v\n%s", path, err, data)
 	}
 	return got, data
+}
+
+// TestCLIFabricTest checks drape fabric-test: a bad name or flag is a
+// usage error that lists the choices, one test on one preset prints its
+// table row, and a scene naming a preset runs.
+func TestCLIFabricTest(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fabric-test", "--material", "velvet"}, `--material: unknown material "velvet" (the presets are blanket, denim,`},
+		{[]string{"fabric-test", "--tests", "drop"}, `--tests: unknown test "drop"`},
+		{[]string{"fabric-test", "--meshes", "huge"}, `--meshes: unknown mesh "huge"`},
+		{[]string{"fabric-test", "--tests", "tensile", "--pictures", "x"}, "--pictures needs the cusick test"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, exitUsage, c.want)
+		}
+	}
+	code, stdout, stderr := runCLI("fabric-test", "--material", "denim", "--tests", "tensile")
+	if code != exitOK || !strings.Contains(stdout, "| denim | – | none found | – | 2027 (+0.0 %) | 410.5 (+0.0 %) |") {
+		t.Errorf("fabric-test denim tensile: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	file := filepath.Join(t.TempDir(), "denim.json")
+	src := `{"duration": 0.01, "material": "denim", "params": {"E_x": 800},
+	  "mesh": {"kind": "grid", "width": 0.2, "height": 0.2, "nx": 4, "ny": 4},
+	  "pins": [{"select": "top-row"}]}`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("run", "--scene", file, "--steps", "2"); code != exitOK {
+		t.Errorf("run with a material scene: exit %d, %s", code, stderr)
+	}
 }

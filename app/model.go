@@ -98,7 +98,7 @@ type ModelPin struct {
 
 // SurfaceInfo is what Surface measures while filling a snapshot.
 type SurfaceInfo struct {
-	CurvAbsP98 float32 // 98th percentile of |H| weighted by vertex mass, 1/m
+	CurvAbsP98 float32 // 98th percentile of |Snapshot.Curv| (display mean curvature) weighted by vertex mass, 1/m
 	// Tangled is the number of pairs of cloth triangles that share no
 	// vertex and intersect (contact.IntersectingPairs), counted about
 	// once a second of wall time; −1 when the model does not count.

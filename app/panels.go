@@ -65,6 +65,7 @@ type toggles struct {
 	hideUIInVideo                          bool   // recordings show the 3D view only, without panels
 	colorMap                               render.ColorMap
 	strainColors                           bool // colour by the largest principal strain (with colorMap viridis) instead of mean curvature
+	fabric                                 bool // the fabric look (LookFabric; colorMap none)
 }
 
 // uiState is the panels' own state: the edited copy of the parameters,
@@ -97,9 +98,14 @@ type uiState struct {
 	legendH       float32               // legend window height in the previous frame, for stacking Help above it
 	detailDrawn   bool                  // the cloth drawn is the detail surface, which has no colour map (set by the viewer)
 	rec           recStatus
+	maxFPS        int                // the render rate cap (--max-fps), frames per second; 0: none
+	clothColor    [3]float32         // the fabric look's cloth colour (Material panel), RGB as displayed
+	colorScene    string             // the scene clothColor was last reset to the colour of
+	colorPicked   bool               // the user picked clothColor since: Save scene writes it
 	adapt         adaptUI            // the Adaptivity panel's edited settings
 	contact       contact.Params     // the Contact panel's edited settings; re-synced like params
 	strain        strainlimit.Params // the Material panel's strain-limit controls; re-synced like params
+	preset        presetUI           // the Material panel's fabric preset menu (material.go)
 	springs       springs.Params     // the Springs panel's copy; re-synced like params
 }
 
@@ -179,6 +185,11 @@ func (u *uiState) observe(s *Snapshot) {
 		u.contact = s.Contact
 		u.strain = s.Strain
 	}
+	if s.Scene != u.colorScene {
+		u.colorScene, u.colorPicked = s.Scene, false
+		u.clothColor = sceneClothColor(s)
+	}
+	u.preset.sync(s)
 	if !u.speedSynced {
 		u.speed, u.asFast = float32(s.Stats.SpeedTarget), s.Stats.SpeedTarget == 0
 		if u.asFast {
@@ -556,15 +567,18 @@ func tableControls[T any](t param.Table[T], group string, v *T, after func(key s
 	return ch
 }
 
-// materialPanel edits the fields of cloth.ParamTable in group "Material".
+// materialPanel edits the fields of cloth.ParamTable in group "Material",
+// under the fabric preset menu (presetCombo).
 func (u *uiState) materialPanel(a *uiAction) {
 	if !imgui.CollapsingHeaderV("Material", imgui.TreeNodeFlagsDefaultOpen) {
 		return
 	}
+	u.presetCombo(a)
 	p := u.params
 	if tableControls(cloth.ParamTable, "Material", &p, nil) {
 		u.sendParams(p, a)
 	}
+	u.clothColorEdit()
 	// Strain limiting (Tsiknis ch. 2): the switch and the limits per
 	// material direction; "strain" in the colour menu shows the result.
 	sp := u.strain
@@ -664,7 +678,7 @@ func (u *uiState) displayPanel(a *uiAction) {
 		imgui.PopItemWidth()
 		textDisabled(t.detailLine)
 	}
-	maps := []string{"flat (two-sided)", "mean curvature: cool-warm", "mean curvature: viridis", "largest principal strain"}
+	maps := []string{"flat (two-sided)", "mean curvature: cool-warm", "mean curvature: viridis", "largest principal strain", "fabric (for videos)"}
 	cm := int32(t.colorMode())
 	if imgui.ComboV("colour (C)", &cm, maps, -1) {
 		t.setColorMode(int(cm))
@@ -767,7 +781,7 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	st := &s.Stats
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	total := ms(st.Assemble + st.Solve + st.Other + st.Collide + st.Adapt)
-	imgui.Textf("render      %6.1f fps", fps)
+	imgui.Textf("render      %6.1f fps  (%s)", fps, fpsCap(u.maxFPS))
 	sps, rtf := st.StepsPerSec, st.RealTimeFactor
 	if st.Paused {
 		sps, rtf = 0, 0
@@ -877,12 +891,21 @@ func (u *uiState) legend(ds [2]float32) {
 	imgui.End()
 }
 
+// fpsCap describes the render rate cap for the Stats panel.
+func fpsCap(maxFPS int) string {
+	if maxFPS <= 0 {
+		return "no cap, vsync off"
+	}
+	return fmt.Sprintf("cap %d", maxFPS)
+}
+
 // packRGB packs an RGB colour in [0,1] as an opaque ImGui colour.
 func packRGB(c [3]float32) imgui.PackedColor {
 	return imgui.PackedColorFromVec4(imgui.Vec4{X: c[0], Y: c[1], Z: c[2], W: 1})
 }
 
-// helpLines are the controls the Help panel lists (and the README would).
+// helpLines are the controls the Help panel lists (the README's quick
+// tour has the same in a table).
 var helpLines = [][2]string{
 	{"left drag", "orbit"},
 	{"right/middle drag", "pan"},
@@ -906,7 +929,7 @@ var helpLines = [][2]string{
 // keeps a drag from blowing the cloth up.
 var helpLimits = []string{
 	fmt.Sprintf("pins, dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
-	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin by %.0f %% (the strain limit when on)", 100*cloth.HandStretch),
+	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin, or next to it, by %.0f %% (%.0f %% of the strain limit when on)", 100*cloth.HandStretch, 100*cloth.HandLimitShare),
 	"a pin stops at the surface of an obstacle",
 	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground", 100*cloth.ObstacleClearance),
 }
@@ -963,12 +986,16 @@ func textDisabled(text string) {
 }
 
 // colorModes is the number of entries of the colour menu (C cycles them).
-const colorModes = 4
+const colorModes = 5
 
 // colorMode returns the colour menu's entry: 0 flat, 1 and 2 mean
-// curvature (cool-warm, viridis), 3 the largest principal strain.
+// curvature (cool-warm, viridis), 3 the largest principal strain, 4 the
+// fabric look.
 func (t *toggles) colorMode() int {
-	if t.strainColors {
+	switch {
+	case t.fabric:
+		return 4
+	case t.strainColors:
 		return 3
 	}
 	return int(t.colorMap)
@@ -977,10 +1004,26 @@ func (t *toggles) colorMode() int {
 // setColorMode selects entry m of the colour menu (see colorMode).
 func (t *toggles) setColorMode(m int) {
 	m = (m%colorModes + colorModes) % colorModes
-	t.strainColors = m == 3
-	if t.strainColors {
+	t.strainColors, t.fabric = m == 3, m == 4
+	switch {
+	case t.strainColors:
 		t.colorMap = render.ColorMapViridis
-	} else {
+	case t.fabric:
+		t.colorMap = render.ColorMapNone
+	default:
 		t.colorMap = render.ColorMap(m)
+	}
+}
+
+// clothColorEdit is the fabric look's colour picker (Material panel, or
+// the Springs panel for the spring cloth, which has none).
+func (u *uiState) clothColorEdit() {
+	if imgui.ColorEdit3V("cloth colour", &u.clothColor, imgui.ColorEditFlagsNoInputs) {
+		u.colorPicked = true
+	}
+	u.mark("cloth colour")
+	if !u.toggles.fabric {
+		imgui.SameLine()
+		textDisabled("(fabric look: C)")
 	}
 }

@@ -31,6 +31,7 @@ func (u *uiState) springsPanel(s *Snapshot, a *uiAction) {
 			u.sendSprings(p, a)
 		}
 		u.pacingControls(a)
+		u.clothColorEdit()
 	}
 	if imgui.CollapsingHeaderV("Subdivision", imgui.TreeNodeFlagsDefaultOpen) {
 		imgui.Textf("variant: %s", variantName(info.Variant))

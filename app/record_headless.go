@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
 
 	"drape/assets"
 	"drape/render"
@@ -22,6 +23,7 @@ type RecordOptions struct {
 	FPS     float64 // frames per simulated second, > 0
 	MSAA    int     // multisample count; 0 means 4, negative means none
 	Detail  int     // draw the physics-aware detail surface at this Loop level (1–3); 0 draws the simulation mesh
+	Look    Look    // how the cloth is drawn; the zero value is LookCurvature
 
 	// Progress, if not nil, is called after each frame with the frames
 	// done and the total.
@@ -38,7 +40,9 @@ type RecordResult struct {
 
 // Record renders Seconds of the scene offscreen, in a hidden window, into
 // Out: ⌊Seconds·FPS + ½⌋ frames, frame k showing the simulation at the
-// first step whose time reaches k/FPS. The simulation is stepped
+// first step whose time reaches k/FPS. The camera starts on the scene's
+// camera or a fit of the cloth (startView) and follows the cloth when it
+// moves out of view (cameraFollow). The simulation is stepped
 // synchronously between frames on this thread, so the video depends only
 // on the scene and the options, not on the machine's speed. It must be
 // called on the main OS thread; it returns render.ErrNoDisplay (wrapped)
@@ -55,6 +59,8 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		return res, fmt.Errorf("recording: fps must be positive and finite, got %v", o.FPS)
 	case o.Width < 2 || o.Height < 2:
 		return res, fmt.Errorf("recording: size %dx%d must be at least 2x2", o.Width, o.Height)
+	case o.Look < 0 || int(o.Look) >= len(lookNames):
+		return res, fmt.Errorf("recording: unknown look %d", int(o.Look))
 	}
 	w, h := evenDown(o.Width), evenDown(o.Height)
 	total := max(1, int(math.Floor(o.Seconds*o.FPS+0.5)))
@@ -81,6 +87,14 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 	}
 	defer sr.Delete()
 	obs := &obstacleDrawer{r: sr}
+	var shadow *render.ContactShadow
+	if o.Look == LookFabric {
+		if shadow, err = newContactShadow(); err != nil {
+			return res, err
+		}
+		defer shadow.Delete()
+	}
+	var strain strainColors
 	rb, err := render.NewAsyncReadback(w, h)
 	if err != nil {
 		return res, err
@@ -102,7 +116,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 
 	snap := loop.Snapshots().Acquire()
 	cam := render.NewCamera(float32(w), float32(h))
-	startView(&cam, snap, 0, 0)
+	startView(&cam, snap, 0, 0, true)
 	cr := colorRange{Auto: true}
 	var det *syncDetail
 	if o.Detail > 0 {
@@ -125,6 +139,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		}
 		return nil
 	}
+	var follow cameraFollow
 	for k := 0; k < total; k++ {
 		for n := stepsUntil(snap.Stats.Time, t0+float64(k)/o.FPS, snap.Stats.Dt); n > 0; n-- {
 			loop.step()
@@ -133,8 +148,15 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 				return res, fmt.Errorf("recording %s: %s", snap.Scene, snap.Stats.Err)
 			}
 		}
+		if k > 0 {
+			lo, hi := frameBounds(snap, false)
+			follow.update(&cam, lo, hi, 1/o.FPS)
+		}
 		cr.update(snap.Stats.CurvAbsP98, k == 0)
 		mesh := snap.Drawn().mesh()
+		if o.Look == LookStrain {
+			mesh = strain.mesh(&snap.Surface)
+		}
 		if det != nil {
 			if mesh, err = det.mesh(&snap.Surface, snap.Obstacles); err != nil {
 				return res, fmt.Errorf("recording %s: detail: %w", snap.Scene, err)
@@ -143,8 +165,11 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		if err := cloth.Upload(mesh); err != nil {
 			return res, err
 		}
+		if shadow != nil {
+			shadow.Update(cloth, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi))
+		}
 		gl.Viewport(0, 0, int32(w), int32(h))
-		if err := drawScene(cloth, obs, &cam, snap, cr, det != nil); err != nil {
+		if err := drawScene(cloth, obs, &cam, snap, sceneLook{o.Look, cr, det != nil, shadow}); err != nil {
 			return res, err
 		}
 		got, err := rb.Capture(pix)
@@ -170,22 +195,42 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 	return res, nil
 }
 
-// drawScene draws the background, the obstacles and the cloth of snap as
-// the viewer does by default (baseDrawOptions: cool-warm curvature, grid,
-// pins, obstacles), without any UI.
-func drawScene(cloth *render.ClothRenderer, obs *obstacleDrawer, cam *render.Camera, snap *Snapshot, cr colorRange, detailed bool) error {
-	drawBackground(cloth)
+// sceneLook is what drawScene needs to know besides the scene: the look,
+// the curvature colour range, whether the cloth drawn is the detail
+// surface (which carries no colour scalar), and the fabric look's contact
+// shadow, updated for this frame.
+type sceneLook struct {
+	look     Look
+	cr       colorRange
+	detailed bool
+	shadow   *render.ContactShadow
+}
+
+// drawScene draws the background, the obstacles and the cloth of snap in
+// look l as the viewer draws its 3D view (baseDrawOptions: curvature on
+// cool-warm, grid, pins, obstacles), without any UI. The strain look takes
+// the viewer's strain colours; the fabric look leaves out the grid and
+// the pins, which have no place in a video of fabric.
+func drawScene(cloth *render.ClothRenderer, obs *obstacleDrawer, cam *render.Camera, snap *Snapshot, l sceneLook) error {
+	drawBackground(cloth, l.look == LookFabric)
 	if snap.Seq == 0 {
 		return nil
 	}
 	d := baseDrawOptions(cam)
-	d.RangeMin, d.RangeMax = cr.Min, cr.Max
+	d.RangeMin, d.RangeMax = l.cr.Min, l.cr.Max
 	d.PinSize = 13
 	for _, p := range snap.Pins {
 		d.Pins = append(d.Pins, render.Pin{Pos: p.Pos, State: render.PinIdle})
 	}
-	if detailed {
-		d.ColorMap = render.ColorMapNone // the detail surface carries no curvature
+	switch {
+	case l.detailed:
+		d.ColorMap = render.ColorMapNone // the detail surface carries no colour scalar
+	case l.look == LookStrain:
+		d.ColorMap, d.RangeMin, d.RangeMax = render.ColorMapViridis, 0, strainRange(snap.Strain)
+	}
+	if l.look == LookFabric {
+		setFabric(&d, cam, sceneClothColor(snap), l.shadow)
+		d.Grid, d.ShowPins = false, false
 	}
 	err := obs.draw(snap, d)
 	cloth.Draw(d)

@@ -58,6 +58,9 @@ type Command struct {
 	Obstacle int    // CmdMoveObstacle: index in the scene's obstacles
 	Key      string // CmdSetBlock: the block's scene key, e.g. "springs"
 	Block    any    // CmdSetBlock: the block's value type, e.g. springs.Params
+
+	ClothColor *[3]float64 // CmdSaveScene: the fabric look's colour (Material panel); nil keeps the scene's
+	Material   *string     // CmdSaveScene: the fabric preset picked in the Material panel ("" for none); nil keeps the scene's
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -296,6 +299,12 @@ func (l *Loop) apply(c Command) (step bool) {
 		}
 	case CmdSaveScene:
 		sc := l.SavedScene(c.Camera)
+		if c.ClothColor != nil {
+			sc.ClothColor = c.ClothColor
+		}
+		if c.Material != nil {
+			sc.Material = *c.Material
+		}
 		if err := sc.WriteFile(c.Scene); err != nil {
 			fail(err)
 		} else {
@@ -454,7 +463,8 @@ func (l *Loop) fill(dst *Snapshot) {
 	s := l.s
 	dst.Springs = SpringsInfo{} // set by the springs model's Surface
 	surf := s.Surface(dst)
-	dst.Seq, dst.Epoch, dst.Scene, dst.Camera = l.seq, l.epoch, l.scene.Name, l.scene.Camera
+	dst.Seq, dst.Epoch, dst.Scene, dst.Camera, dst.ClothColor = l.seq, l.epoch, l.scene.Name, l.scene.Camera, l.scene.ClothColor
+	dst.Material = l.scene.Material
 	dst.Params, _ = s.Block("params").(cloth.Params)
 	dst.Adapt, _ = s.Block("adapt").(cloth.AdaptParams)
 	dst.Contact, _ = s.Block("contact").(contact.Params)

@@ -42,6 +42,12 @@ type Snapshot struct {
 	// Camera is the scene file's camera (never modified), nil when it has
 	// none: the viewer starts from it instead of fitting the view.
 	Camera *scene.Camera
+	// ClothColor is the scene file's cloth colour for the fabric look
+	// (never modified), nil when it has none.
+	ClothColor *[3]float64
+	// Material is the scene file's fabric preset (never modified), "" for
+	// none.
+	Material string
 
 	// Surface is the simulated surface: picking, pins, bounds, --state
 	// and the statistics use it, and it is drawn unless Detail has faces.
@@ -148,7 +154,7 @@ type Stats struct {
 	SpeedTarget    float64 // requested real-time factor; 0 means as fast as possible
 
 	KineticEnergy float64 // J
-	CurvAbsP98    float32 // 98th percentile of |H| over the vertices, 1/m; for the automatic colour range
+	CurvAbsP98    float32 // 98th percentile of |Curv| over the vertices, 1/m; for the automatic colour range
 	Tangled       int     // intersecting pairs of cloth triangles sharing no vertex, counted about once a second (−1: not counted)
 	Retried       int     // steps since the scene was (re)built that needed the substep failsafe (cloth.Sim.Step)
 
@@ -161,7 +167,7 @@ type Stats struct {
 type Surface struct {
 	Pos     []float32 // dense vertex i at Pos[3*i : 3*i+3], world m
 	Normal  []float32 // unit area-weighted normal of dense vertex i at Normal[3*i : 3*i+3]; (0,0,0) if undefined
-	Curv    []float32 // signed mean curvature H of dense vertex i at Curv[i], 1/m (Meyer et al. 2003, geom.MeanCurvature)
+	Curv    []float32 // signed display mean curvature of dense vertex i at Curv[i], 1/m: H (Meyer et al. 2003, geom.MeanCurvature) smoothed by geom.DisplayCurvature
 	Rest    []float32 // material coordinates of dense vertex i at Rest[2*i : 2*i+2], m; empty when the model has none (physics-aware detail needs them)
 	Tris    []uint32  // face f's dense vertices at Tris[3*f : 3*f+3]
 	FaceGen []uint8   // refinement generation of face f at FaceGen[f] (adapt.Generation), saturated at 255

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"math"
+
 	"github.com/go-gl/mathgl/mgl32"
 
 	"drape/render"
@@ -35,21 +37,28 @@ var (
 )
 
 // obstacleSolids returns snap's obstacles for render.SolidRenderer,
-// appended to dst[:0]; the slices are snap's.
-func obstacleSolids(dst []render.Solid, snap *Snapshot) []render.Solid {
+// appended to dst[:0]; the slices are snap's. In the fabric look a plane
+// takes fabricPlaneColor.
+func obstacleSolids(dst []render.Solid, snap *Snapshot, fabric bool) []render.Solid {
 	dst = dst[:0]
 	for i := range snap.Obstacles {
 		o := &snap.Obstacles[i]
-		dst = append(dst, render.Solid{Pos: o.Pos, Normal: o.Normal, Tris: o.Tris, Color: obstacleColor[o.Kind]})
+		c := obstacleColor[o.Kind]
+		if fabric && o.Kind == obstacle.Plane {
+			c = fabricPlaneColor
+		}
+		dst = append(dst, render.Solid{Pos: o.Pos, Normal: o.Normal, Tris: o.Tris, Color: c})
 	}
 	return dst
 }
 
 // obstacleDrawer uploads a snapshot's obstacles to a SolidRenderer when
-// their geometry changed (Snapshot.ObstacleGen) and draws them.
+// their geometry (Snapshot.ObstacleGen) or the look changed, and draws
+// them.
 type obstacleDrawer struct {
 	r      *render.SolidRenderer
 	gen    uint64
+	fabric bool // the uploaded colours are the fabric look's
 	solids []render.Solid
 }
 
@@ -58,9 +67,9 @@ type obstacleDrawer struct {
 // previous obstacles are drawn.
 func (o *obstacleDrawer) draw(snap *Snapshot, d render.DrawOptions) error {
 	var err error
-	if snap.ObstacleGen != o.gen {
-		o.gen = snap.ObstacleGen
-		o.solids = obstacleSolids(o.solids, snap)
+	if snap.ObstacleGen != o.gen || d.Fabric != o.fabric {
+		o.gen, o.fabric = snap.ObstacleGen, d.Fabric
+		o.solids = obstacleSolids(o.solids, snap, d.Fabric)
 		err = o.r.Upload(o.solids)
 	}
 	if len(snap.Obstacles) > 0 {
@@ -69,8 +78,15 @@ func (o *obstacleDrawer) draw(snap *Snapshot, d render.DrawOptions) error {
 	return err
 }
 
-// drawBackground clears to the background gradient.
-func drawBackground(c *render.ClothRenderer) { c.DrawBackground(backgroundTop, backgroundBottom) }
+// drawBackground clears to the background gradient, the fabric look's
+// with fabric.
+func drawBackground(c *render.ClothRenderer, fabric bool) {
+	if fabric {
+		c.DrawBackground(fabricBackgroundTop, fabricBackgroundBottom)
+		return
+	}
+	c.DrawBackground(backgroundTop, backgroundBottom)
+}
 
 // baseDrawOptions returns the draw settings shared by the viewer and the
 // recorder for camera cam: the default look (cool-warm curvature,
@@ -94,24 +110,97 @@ func baseDrawOptions(cam *render.Camera) render.DrawOptions {
 	return d
 }
 
-// fitView frames the bounds [lo, hi] with cam. Panels of width left and
-// right cover the sides of the window, so the fit uses the width between
-// them and then shifts the target to the middle of that free area (when it
-// is at least 30% of the window). With initial it starts from the
-// three-quarter view, and a sheet that starts nearly flat and horizontal is
-// framed together with the space it will hang into below its highest edge,
-// so that the fall stays in view. Empty bounds (lo > hi) leave cam as it
-// is.
+// fitFill is the central fraction of the view, in each direction, that a
+// fit fills with the framed box (render.Camera.FitBox): a 5% margin on
+// every side.
+const fitFill = 0.9
+
+// frameBounds returns the box a fit frames for snap: the cloth's bounds,
+// grown to hold what the cloth touches or will fall onto. That is every
+// obstacle but a plane whose horizontal extent overlaps the cloth's,
+// clipped to the cloth's box grown by a quarter of the cloth's size
+// sideways and a quarter of its horizontal size downwards: the top of a
+// table or the back of a bunny under a cloth count, a large mesh floor,
+// the table's leg or the far end of a long pole do not (down to the
+// floor, they left a flat cloth a strip in a 16:9 frame). Planes never
+// count: they are drawn as a 12 m square (planeSquare), and framing that
+// is what made the cloth small.
+//
+// With fallSpace the box also holds the space the cloth will move into,
+// for a view that will not follow it: a free cloth falls to the highest
+// horizontal plane below it, and a pinned sheet that starts nearly flat
+// (thinner than a tenth of its size) and horizontal hangs down by its
+// size from its highest edge, not below that plane. Empty bounds
+// (lo > hi) are returned as they are.
+func frameBounds(snap *Snapshot, fallSpace bool) (lo, hi mgl32.Vec3) {
+	lo, hi = mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi)
+	if lo[0] > hi[0] {
+		return lo, hi
+	}
+	ext := max(hi[0]-lo[0], hi[2]-lo[2])
+	grow := 0.25 * max(ext, hi[1]-lo[1])
+	clothLo, clothHi := lo, hi
+	floor := float32(math.Inf(-1)) // highest horizontal plane below the cloth
+	for i := range snap.Obstacles {
+		o := &snap.Obstacles[i]
+		olo, ohi := pointBounds(o.Pos)
+		if olo[0] > ohi[0] {
+			continue
+		}
+		if o.Kind == obstacle.Plane {
+			if ohi[1]-olo[1] < 1e-3 && ohi[1] <= clothLo[1] {
+				floor = max(floor, ohi[1])
+			}
+			continue
+		}
+		if olo[0] > clothHi[0] || ohi[0] < clothLo[0] || olo[2] > clothHi[2] || ohi[2] < clothLo[2] {
+			continue
+		}
+		for _, a := range []int{0, 2} {
+			olo[a], ohi[a] = max(olo[a], clothLo[a]-grow), min(ohi[a], clothHi[a]+grow)
+		}
+		olo[1] = max(olo[1], clothLo[1]-0.25*ext)
+		for a := range 3 {
+			lo[a], hi[a] = min(lo[a], olo[a]), max(hi[a], max(olo[a], ohi[a]))
+		}
+	}
+	if !fallSpace {
+		return lo, hi
+	}
+	switch {
+	case len(snap.Pins) == 0 && !math.IsInf(float64(floor), -1):
+		lo[1] = min(lo[1], floor)
+	case len(snap.Pins) > 0 && clothHi[1]-clothLo[1] < 0.1*ext:
+		lo[1] = min(lo[1], max(clothHi[1]-ext, floor))
+	}
+	return lo, hi
+}
+
+// pointBounds returns the bounds of the points in pos (x, y, z each);
+// lo > hi when there are none.
+func pointBounds(pos []float32) (lo, hi mgl32.Vec3) {
+	inf := float32(math.Inf(1))
+	lo, hi = mgl32.Vec3{inf, inf, inf}, mgl32.Vec3{-inf, -inf, -inf}
+	for i := 0; i+2 < len(pos); i += 3 {
+		for a := range 3 {
+			lo[a], hi[a] = min(lo[a], pos[i+a]), max(hi[a], pos[i+a])
+		}
+	}
+	return lo, hi
+}
+
+// fitView frames the bounds [lo, hi] with cam (render.Camera.FitBox with
+// fitFill). Panels of width left and right cover the sides of the window,
+// so the fit uses the width between them and then shifts the target to
+// the middle of that free area (when it is at least 30% of the window).
+// With initial it starts from the three-quarter view. Empty bounds
+// (lo > hi) leave cam as it is.
 func fitView(cam *render.Camera, lo, hi mgl32.Vec3, initial bool, left, right float32) {
 	if lo[0] > hi[0] {
 		return
 	}
 	if initial {
-		cam.Yaw, cam.Pitch = 0.55, 0.32
-		ext := max(hi[0]-lo[0], hi[2]-lo[2])
-		if hi[1]-lo[1] < 0.1*ext {
-			lo[1] = min(lo[1], hi[1]-ext)
-		}
+		cam.Yaw, cam.Pitch = 0.55, 0.45
 	}
 	full := cam.Width
 	free := full - left - right
@@ -119,7 +208,7 @@ func fitView(cam *render.Camera, lo, hi mgl32.Vec3, initial bool, left, right fl
 	if fits {
 		cam.Width = free
 	}
-	cam.Fit(lo, hi)
+	cam.FitBox(lo, hi, fitFill)
 	cam.Width = full
 	if shift := left - right; shift != 0 && fits {
 		cam.Pan(shift/2, 0)
@@ -127,16 +216,91 @@ func fitView(cam *render.Camera, lo, hi mgl32.Vec3, initial bool, left, right fl
 }
 
 // startView sets cam for a newly loaded scene: the scene file's camera
-// when it has one, otherwise the initial fit of its cloth (fitView).
-func startView(cam *render.Camera, snap *Snapshot, left, right float32) {
+// when it has one, otherwise the three-quarter view fitted to the cloth
+// and what it will touch (frameBounds, fitView). A view that will follow
+// the cloth (drape record's, cameraFollow) frames where the cloth is; the
+// viewer's, which stays where it is put, also frames the space the cloth
+// will fall or hang into.
+func startView(cam *render.Camera, snap *Snapshot, left, right float32, follows bool) {
 	if snap.Camera != nil {
 		setCamera(cam, snap.Camera)
 		return
 	}
-	if snap.NumVerts() > 0 {
-		fitView(cam, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi), true, left, right)
+	lo, hi := frameBounds(snap, !follows)
+	fitView(cam, lo, hi, true, left, right)
+}
+
+// cameraFollow keeps the cloth in drape record's view: while the
+// corners of the framed box (frameBounds without fall space) project
+// inside the central followInside of the frame the camera stands still, as
+// a video's camera should; once one leaves it, the camera's target and
+// distance glide towards the fit of the box (FitBox with fitFill, never
+// closer than the camera is: it zooms out and pans, never in) until they
+// reach it within 1% of the distance, and stand still again.
+//
+// The glide is a critically damped spring with time constant followTau,
+// ẍ = ω²·(goal − x) − 2ω·ẋ with ω = 2/followTau, advanced each frame by
+// its closed-form solution for a still goal, with e^(−ω·dt) replaced by
+// a rational approximation (T. Lowe, "Critically Damped Ease-In/Ease-Out
+// Smoothing", Game Programming Gems 4): the camera starts and stops
+// without a jolt, and from rest it never overshoots a still goal.
+type cameraFollow struct {
+	moving bool
+	vel    mgl32.Vec3 // target velocity, m/s
+	dvel   float32    // distance velocity, m/s
+}
+
+const (
+	followInside = 0.95 // NDC fraction a corner may reach before the camera moves
+	followTau    = 0.3  // s of video time
+)
+
+// update moves cam for the box [lo, hi], dt seconds of video time after
+// the previous frame. Empty bounds or dt ≤ 0 leave cam as it is.
+func (f *cameraFollow) update(cam *render.Camera, lo, hi mgl32.Vec3, dt float64) {
+	if lo[0] > hi[0] || !(dt > 0) {
+		return
+	}
+	if !f.moving && boxInView(cam, lo, hi, followInside) {
+		return
+	}
+	goal := *cam
+	goal.FitBox(lo, hi, fitFill)
+	goal.Distance = max(goal.Distance, cam.Distance)
+	omega := 2 / followTau
+	x := omega * dt
+	e := float32(1 / (1 + x + 0.48*x*x + 0.235*x*x*x))
+	h, w := float32(dt), float32(omega)
+	change := cam.Target.Sub(goal.Target)
+	temp := f.vel.Add(change.Mul(w)).Mul(h)
+	f.vel = f.vel.Sub(temp.Mul(w)).Mul(e)
+	cam.Target = goal.Target.Add(change.Add(temp).Mul(e))
+	dchange := cam.Distance - goal.Distance
+	dtemp := (f.dvel + w*dchange) * h
+	f.dvel = (f.dvel - w*dtemp) * e
+	cam.Distance = goal.Distance + (dchange+dtemp)*e
+	tol := 0.01 * cam.Distance
+	f.moving = cam.Target.Sub(goal.Target).Len() > tol || absf32(cam.Distance-goal.Distance) > tol ||
+		f.vel.Len()*followTau > tol || absf32(f.dvel)*followTau > tol
+	if !f.moving {
+		f.vel, f.dvel = mgl32.Vec3{}, 0
 	}
 }
+
+// boxInView reports whether every corner of [lo, hi] lies in front of
+// cam and projects within the central fraction inside of its view.
+func boxInView(cam *render.Camera, lo, hi mgl32.Vec3, inside float32) bool {
+	for _, p := range render.BoxCorners(lo, hi) {
+		px, py, ok := cam.Project(p)
+		if !ok || absf32(2*px/cam.Width-1) > inside || absf32(2*py/cam.Height-1) > inside {
+			return false
+		}
+	}
+	return true
+}
+
+// absf32 is math.Abs for float32.
+func absf32(v float32) float32 { return float32(math.Abs(float64(v))) }
 
 // setCamera points cam as the scene camera sc says (angles in degrees);
 // the viewport size stays.

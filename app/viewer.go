@@ -43,7 +43,7 @@ type Options struct {
 	Screenshot string // with Frames: save the final frame as PNG here
 	State      string // write State here at exit (and every StateEvery frames)
 	StateEvery int    // > 0: also write State every this many frames
-	MaxFPS     int    // frame rate cap; 0 means 60
+	MaxFPS     int    // render rate cap, frames per second; 0 means none, with vsync off (DefaultOptions: 60)
 	MSAA       int    // multisample count; 0 means 4, negative means none (software GL renders about twice as fast without)
 
 	RecordDir string  // where F9 recordings and F12 screenshots go; "" means the working directory
@@ -57,9 +57,9 @@ type Options struct {
 }
 
 // DefaultOptions returns the default scene in a 1280×800 window at real
-// time.
+// time, drawn at 60 frames per second at most.
 func DefaultOptions() Options {
-	return Options{Scene: DefaultScene, Width: 1280, Height: 800, Speed: 1}
+	return Options{Scene: DefaultScene, Width: 1280, Height: 800, Speed: 1, MaxFPS: 60}
 }
 
 // Run opens the viewer and returns when the window is closed, Frames
@@ -71,11 +71,11 @@ func Run(o Options) error {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	if o.MaxFPS <= 0 {
-		o.MaxFPS = 60
-	}
 	if o.Frames < 0 || o.StateEvery < 0 {
 		return fmt.Errorf("frames and state interval must be non-negative")
+	}
+	if o.MaxFPS < 0 {
+		return fmt.Errorf("the frame rate cap must be non-negative (0: none), got %d", o.MaxFPS)
 	}
 	if o.Screenshot != "" && o.Frames == 0 {
 		return fmt.Errorf("--screenshot needs --frames N")
@@ -86,7 +86,7 @@ func Run(o Options) error {
 		return err
 	}
 	win, err := render.NewWindow(render.WindowOptions{
-		Title: "drape — " + o.Scene, Width: o.Width, Height: o.Height, Visible: true, VSync: true, Samples: o.MSAA,
+		Title: "drape — " + o.Scene, Width: o.Width, Height: o.Height, Visible: true, VSync: o.MaxFPS > 0, Samples: o.MSAA,
 	})
 	if err != nil {
 		return err
@@ -131,6 +131,11 @@ type viewer struct {
 	obs   obstacleDrawer
 	det   *detailWorker // physics-aware detail (Tsiknis ch. 3), started on first use
 
+	// shadow is the fabric look's contact shadow, made on first use;
+	// shadowErr is why it could not be (the look then goes without).
+	shadow    *render.ContactShadow
+	shadowErr error
+
 	strain             strainColors // the strain colour mode's scalar
 	uploadedStrain     bool         // the uploaded mesh carries strain colours
 	requestedSeq       uint64       // snapshot last handed to det
@@ -151,6 +156,7 @@ type viewer struct {
 	uploadedSeq uint64
 	frames      int
 	glErrors    int
+	pace        framePacer
 	fps         float64 // smoothed render frames per second
 	lastFrame   float64 // win.Time() at the previous frame
 	lastActive  float64 // win.Time() of the last input, window event or new snapshot
@@ -198,6 +204,7 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 	ds := win.DisplaySize()
 	v.cam = render.NewCamera(ds[0], ds[1])
 	v.ui = newUIState(sx)
+	v.ui.maxFPS = o.MaxFPS
 	v.snap = loop.Snapshots().Acquire()
 	win.SetHandlers(render.Handlers{
 		MouseButton: func(b int, down bool, mods int) {
@@ -226,6 +233,9 @@ func (v *viewer) delete() {
 	if v.det != nil {
 		v.det.Close()
 	}
+	if v.shadow != nil {
+		v.shadow.Delete()
+	}
 	v.obs.r.Delete()
 	v.cloth.Delete()
 	v.gui.Delete()
@@ -234,7 +244,7 @@ func (v *viewer) delete() {
 
 // run is the frame loop.
 func (v *viewer) run(sig <-chan os.Signal) error {
-	frameBudget := 1 / float64(v.o.MaxFPS)
+	v.pace = newFramePacer(v.o.MaxFPS)
 	v.lastFrame = v.win.Time()
 	var errs []error
 	for {
@@ -275,10 +285,10 @@ func (v *viewer) run(sig <-chan os.Signal) error {
 		if last {
 			break
 		}
-		// Cap the frame rate: Xvfb and some drivers ignore the swap
-		// interval, and a render loop spinning at hundreds of fps would
-		// take CPU from the simulation.
-		if rest := frameBudget - (v.win.Time() - v.lastFrame); rest > 0 {
+		// Cap the frame rate (--max-fps): Xvfb and some drivers ignore
+		// the swap interval, and a render loop spinning at hundreds of
+		// fps would take CPU from the simulation.
+		if rest := v.pace.delay(v.win.Time()); rest > 0 {
 			time.Sleep(time.Duration(rest * float64(time.Second)))
 		}
 	}
@@ -360,7 +370,7 @@ func (v *viewer) frame(screenshot bool) error {
 	ds, fs := v.win.DisplaySize(), v.win.FramebufferSize()
 	v.cam.Width, v.cam.Height = ds[0], ds[1]
 	if snap.Epoch != v.epoch {
-		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth())
+		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth(), false)
 		v.epoch = snap.Epoch
 		v.win.SetTitle("drape — " + snap.Scene)
 	}
@@ -379,7 +389,7 @@ func (v *viewer) frame(screenshot bool) error {
 		v.captureOffscreen(snap)
 	}
 	gl.Viewport(0, 0, int32(fs[0]), int32(fs[1]))
-	drawBackground(v.cloth)
+	drawBackground(v.cloth, v.ui.toggles.fabric)
 	if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
 		v.draw3D(snap)
 	}
@@ -415,12 +425,31 @@ func (v *viewer) frame(screenshot bool) error {
 // draw3D draws the obstacles (unless hidden, O) and the cloth of snap.
 func (v *viewer) draw3D(snap *Snapshot) {
 	d := v.drawOptions(snap)
+	if d.Fabric {
+		d.Shadow = v.contactShadow(snap)
+	}
 	if v.ui.toggles.obstacles {
 		if err := v.obs.draw(snap, d); err != nil {
 			fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: obstacles: %v\n", snap.Seq, err)
 		}
 	}
 	v.cloth.Draw(d)
+}
+
+// contactShadow returns the fabric look's contact shadow with the cloth
+// drawn now rendered into it, making it on first use; nil when it cannot
+// be made (reported once; the look then goes without).
+func (v *viewer) contactShadow(snap *Snapshot) *render.ContactShadow {
+	if v.shadow == nil && v.shadowErr == nil {
+		if v.shadow, v.shadowErr = newContactShadow(); v.shadowErr != nil {
+			v.report(fmt.Errorf("fabric look without its contact shadow: %w", v.shadowErr))
+		}
+	}
+	if v.shadow == nil {
+		return nil
+	}
+	v.shadow.Update(v.cloth, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi))
+	return v.shadow
 }
 
 // drawOptions returns the render options for snap from the UI toggles.
@@ -435,6 +464,9 @@ func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
 	d.RangeMin, d.RangeMax = v.ui.crange.Min, v.ui.crange.Max
 	if t.strainColors {
 		d.RangeMin, d.RangeMax = 0, strainRange(snap.Strain)
+	}
+	if t.fabric {
+		setFabric(&d, &v.cam, v.ui.clothColor, nil) // draw3D adds the contact shadow
 	}
 	d.Wireframe, d.WireframeByGen = t.wireframe, t.wireByGen
 	d.Grid, d.ShowPins = t.grid, t.pins
@@ -465,16 +497,16 @@ func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
 	return d
 }
 
-// fitCamera frames the cloth (fitView with the panels' widths); initial
-// starts from the scene's camera or the three-quarter view (startView).
+// fitCamera frames the cloth and the obstacles it touches (frameBounds,
+// fitView with the panels' widths); initial starts from the scene's
+// camera or the three-quarter view (startView).
 func (v *viewer) fitCamera(snap *Snapshot, initial bool) {
 	if initial {
-		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth())
+		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth(), false)
 		return
 	}
-	if snap.NumVerts() > 0 {
-		fitView(&v.cam, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi), false, v.ui.leftWidth(), v.ui.rightWidth())
-	}
+	lo, hi := frameBounds(snap, false)
+	fitView(&v.cam, lo, hi, false, v.ui.leftWidth(), v.ui.rightWidth())
 }
 
 // updateDetail hands new snapshots to the detail worker while Detail is
@@ -573,7 +605,7 @@ func (v *viewer) captureOffscreen(snap *Snapshot) {
 	restore := fb.Bind()
 	cam := v.cam
 	v.cam.Width, v.cam.Height = float32(w), float32(h)
-	drawBackground(v.cloth)
+	drawBackground(v.cloth, v.ui.toggles.fabric)
 	if snap.Seq > 0 {
 		v.draw3D(snap)
 	}
@@ -677,7 +709,15 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 		if path == "" {
 			path = defaultSaveFile
 		}
-		l.Send(Command{Kind: CmdSaveScene, Scene: path, Camera: sceneCamera(&v.cam)})
+		c := Command{Kind: CmdSaveScene, Scene: path, Camera: sceneCamera(&v.cam)}
+		if v.ui.colorPicked {
+			col := v.ui.clothColor
+			c.ClothColor = &[3]float64{float64(col[0]), float64(col[1]), float64(col[2])}
+		}
+		if m, ok := v.ui.preset.saved(); ok {
+			c.Material = m
+		}
+		l.Send(c)
 	}
 	if a.fit {
 		v.fitCamera(snap, false)

@@ -110,13 +110,7 @@ func TestCameraFitContainsBox(t *testing.T) {
 		c := NewCamera(tc.w, tc.h)
 		c.Yaw, c.Pitch = tc.yaw, tc.pitch
 		c.Fit(tc.lo, tc.hi)
-		for i := 0; i < 8; i++ {
-			corner := mgl32.Vec3{tc.lo[0], tc.lo[1], tc.lo[2]}
-			for k := 0; k < 3; k++ {
-				if i&(1<<k) != 0 {
-					corner[k] = tc.hi[k]
-				}
-			}
+		for _, corner := range BoxCorners(tc.lo, tc.hi) {
 			px, py, ok := c.Project(corner)
 			if !ok || px < 0 || px > tc.w || py < 0 || py > tc.h {
 				t.Errorf("%s: corner %v projects to (%v,%v,%v), want inside %vx%v",
@@ -127,6 +121,45 @@ func TestCameraFitContainsBox(t *testing.T) {
 			if d := corner.Sub(c.Eye()).Len(); d < near || d > far {
 				t.Errorf("%s: corner %v at distance %v, want within [%v,%v]", tc.name, corner, d, near, far)
 			}
+		}
+	}
+}
+
+// TestCameraFitBoxTight checks FitBox's bound: every corner of the box
+// projects within the central fraction fill of the viewport, and one
+// corner lies on that edge (the distance is the smallest that fits).
+func TestCameraFitBoxTight(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		w, h   float32
+		lo, hi mgl32.Vec3
+		yaw    float32
+		pitch  float32
+		fill   float32
+	}{
+		{"unit cube", 1280, 800, mgl32.Vec3{0, 0, 0}, mgl32.Vec3{1, 1, 1}, 0.6, 0.35, 0.9},
+		{"flat sheet portrait", 400, 900, mgl32.Vec3{-1, 0, -1}, mgl32.Vec3{1, 0.01, 1}, 0, 1.2, 0.8},
+		{"tall curtain", 1600, 500, mgl32.Vec3{-0.5, 0, 0}, mgl32.Vec3{0.5, 3, 0.02}, 2, -0.4, 1},
+		{"tablecloth 16:9", 1280, 720, mgl32.Vec3{-0.8, 0, -0.8}, mgl32.Vec3{0.8, 0.85, 0.8}, 0.55, 0.32, 0.9},
+		{"point", 800, 600, mgl32.Vec3{1, 2, 3}, mgl32.Vec3{1, 2, 3}, 1, 0.1, 0.9},
+	} {
+		c := NewCamera(tc.w, tc.h)
+		c.Yaw, c.Pitch = tc.yaw, tc.pitch
+		c.FitBox(tc.lo, tc.hi, tc.fill)
+		if tc.lo == tc.hi {
+			tc.lo, tc.hi = tc.lo.Sub(mgl32.Vec3{0.5, 0.5, 0.5}), tc.hi.Add(mgl32.Vec3{0.5, 0.5, 0.5})
+		}
+		var edge float32 // largest |NDC| coordinate over the corners
+		for _, corner := range BoxCorners(tc.lo, tc.hi) {
+			px, py, ok := c.Project(corner)
+			nx, ny := abs32(2*px/tc.w-1), abs32(2*py/tc.h-1)
+			if !ok || nx > tc.fill+1e-4 || ny > tc.fill+1e-4 {
+				t.Errorf("%s: corner %v projects to NDC (%v,%v) ok=%v, want within ±%v", tc.name, corner, nx, ny, ok, tc.fill)
+			}
+			edge = max(edge, nx, ny)
+		}
+		if edge < tc.fill-1e-3 {
+			t.Errorf("%s: largest corner NDC got=%v, want=%v (the tightest fit)", tc.name, edge, tc.fill)
 		}
 	}
 }

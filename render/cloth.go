@@ -96,6 +96,15 @@ type DrawOptions struct {
 	FrontColor mgl32.Vec3 // linear RGB in [0,1] of the front side for ColorMapNone
 	BackColor  mgl32.Vec3 // linear RGB in [0,1] of the back side for ColorMapNone
 
+	// Fabric draws the cloth as fabric, for videos: FrontColor and
+	// BackColor (ColorMap is ignored) lit two-sided with the diffuse
+	// term wrapped past the terminator, a weak broad highlight and a
+	// sheen at grazing angles (shaders/cloth.frag.glsl).
+	Fabric bool
+	// Shadow, when not nil and updated (ContactShadow.Update), darkens
+	// the obstacles under and next to the cloth (SolidRenderer.Draw).
+	Shadow *ContactShadow
+
 	Wireframe      bool       // draw triangle edges over the surface
 	WireframeByGen bool       // colour edges by their face's refinement generation (GenerationColors)
 	WireColor      mgl32.Vec4 // RGBA of edges (and of generation 0 when WireframeByGen)
@@ -391,6 +400,8 @@ func (r *ClothRenderer) Draw(o DrawOptions) {
 		gl.Uniform1f(p.loc("uRangeMax"), o.RangeMax)
 		gl.Uniform3fv(p.loc("uFrontColor"), 1, &o.FrontColor[0])
 		gl.Uniform3fv(p.loc("uBackColor"), 1, &o.BackColor[0])
+		gl.Uniform1i(p.loc("uFabric"), boolInt(o.Fabric && o.ColorMap == ColorMapNone))
+		gl.Uniform1i(p.loc("uShadowOn"), 0)
 		gl.BindVertexArray(r.clothVAO)
 		gl.DrawElementsWithOffset(gl.TRIANGLES, r.numIndices, gl.UNSIGNED_INT, 0)
 		gl.Disable(gl.POLYGON_OFFSET_FILL)

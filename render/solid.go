@@ -94,8 +94,9 @@ func (r *SolidRenderer) Upload(solids []Solid) error {
 }
 
 // Draw draws the uploaded solids with o's matrices and light (o's colour
-// map and cloth colours are not used), with depth test and write, and
-// restores the GL state it changed. Draw them before the cloth.
+// map and cloth colours are not used) and o's contact shadow, if any,
+// with depth test and write, and restores the GL state it changed. Draw
+// them before the cloth.
 func (r *SolidRenderer) Draw(o DrawOptions) {
 	if len(r.draws) == 0 {
 		return
@@ -127,6 +128,8 @@ func (r *SolidRenderer) Draw(o DrawOptions) {
 	gl.Uniform3fv(p.loc("uEye"), 1, &eye[0])
 	gl.Uniform3fv(p.loc("uLightDir"), 1, &light[0])
 	gl.Uniform1i(p.loc("uColorMap"), int32(ColorMapNone))
+	gl.Uniform1i(p.loc("uFabric"), 0)
+	o.Shadow.bind(p)
 	gl.BindVertexArray(r.vao)
 	for _, d := range r.draws {
 		c := d.color

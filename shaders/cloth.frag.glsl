@@ -1,5 +1,6 @@
 #version 410 core
-// Two-sided Blinn-Phong cloth shading with a scalar colour map.
+// Two-sided Blinn-Phong cloth shading with a scalar colour map, or the
+// fabric look; the obstacles use it too, with the contact shadow.
 in vec3 vWorldPos;
 in vec3 vNormal;
 in float vScalar;
@@ -11,6 +12,7 @@ uniform float uRangeMin;    // scalar mapped to the low end of the map
 uniform float uRangeMax;    // scalar mapped to the high end of the map
 uniform vec3 uFrontColor;   // flat colour of the front side
 uniform vec3 uBackColor;    // flat colour of the back side
+uniform bool uFabric;       // the fabric look: flat colours, wrapped diffuse, sheen
 
 out vec4 fragColor;
 
@@ -43,6 +45,23 @@ vec3 viridis(float t) {
     return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
 }
 
+// Contact shadow (render.ContactShadow): Ē, the blurred map of
+// exp(−(h − h₀)/λ) of the lowest cloth height h over each point.
+uniform bool uShadowOn;
+uniform sampler2D uShadowMap;
+uniform vec4 uShadowRect;   // x0, z0 of the mapped square, 1/side, 1/side (1/m)
+uniform vec3 uShadowShape;  // h₀ (m), λ (m), strength
+
+// contactOcclusion returns how much the cloth darkens the surface at p:
+// strength · min(1, Ē(p.xz) · exp((p.y − h₀)/λ)).
+float contactOcclusion(vec3 p) {
+    vec2 uv = (p.xz - uShadowRect.xy) * uShadowRect.zw;
+    if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0)))) return 0.0;
+    float e = texture(uShadowMap, uv).r;
+    if (!(e > 0.0)) return 0.0; // no cloth near (and 0·∞ would be NaN)
+    return uShadowShape.z * min(1.0, e * exp(min((p.y - uShadowShape.x) / uShadowShape.y, 80.0)));
+}
+
 void main() {
     vec3 n = normalize(vNormal);
     // Two-sided lighting: light the side facing the viewer.
@@ -69,6 +88,18 @@ void main() {
     float spec = diff > 0.0 ? pow(max(dot(n, h), 0.0), 48.0) : 0.0;
 
     vec3 color = base * (ambient + 0.80 * diff + fill) + vec3(0.10) * spec;
+    if (uFabric) {
+        // Cloth scatters light around its fibres: diffuse wrapped a little
+        // way round the terminator (20°), a broad weak highlight, and a
+        // sheen towards grazing angles, lighter than the base colour.
+        const float wrap = 0.35;
+        float wd = max((dot(n, l) + wrap) / (1.0 + wrap), 0.0);
+        float nv = max(dot(n, v), 0.0);
+        vec3 sheen = mix(base, vec3(1.0), 0.4) * 0.22 * pow(1.0 - nv, 3.0);
+        float soft = pow(max(dot(n, h), 0.0), 12.0);
+        color = base * (ambient + 0.9 * wd + 0.4 * fill) + sheen + vec3(0.035) * soft;
+    }
+    if (uShadowOn) color *= 1.0 - contactOcclusion(vWorldPos);
     // Gamma-ish tone curve so the software and hardware paths look alike.
     color = pow(clamp(color, 0.0, 1.0), vec3(1.0 / 1.1));
     fragColor = vec4(color, 1.0);

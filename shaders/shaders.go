@@ -16,7 +16,10 @@ var ClothVert string
 
 // ClothFrag shades the cloth: two-sided Blinn-Phong (the normal is flipped
 // on back faces with gl_FrontFacing) over a base colour that is either flat
-// or the per-vertex scalar mapped through a colour map.
+// or the per-vertex scalar mapped through a colour map, or, in the fabric
+// look, a flat colour with wrapped diffuse light and a sheen. The
+// obstacles use it too, with the contact shadow's occlusion (see
+// render.ContactShadow).
 //
 //go:embed cloth.frag.glsl
 var ClothFrag string
@@ -65,6 +68,25 @@ var BackgroundVert string
 //
 //go:embed background.frag.glsl
 var BackgroundFrag string
+
+// HeightmapVert projects cloth vertices (location 0 position) straight
+// down onto the contact shadow's rectangle, passing their height on
+// (render.ContactShadow).
+//
+//go:embed heightmap.vert.glsl
+var HeightmapVert string
+
+// HeightmapFrag writes exp(−(y − h₀)/falloff) of the cloth's height y,
+// for GL_MAX blending: the lowest cloth over each texel wins.
+//
+//go:embed heightmap.frag.glsl
+var HeightmapFrag string
+
+// BlurFrag is one pass of a separable Gaussian blur of a one-channel
+// texture (drawn with BackgroundVert's full-screen triangle).
+//
+//go:embed blur.frag.glsl
+var BlurFrag string
 
 // ImGuiVert transforms Dear ImGui vertices (location 0 position, 1 UV,
 // 2 packed RGBA colour) by an orthographic projection.

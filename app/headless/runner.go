@@ -29,12 +29,18 @@ type RunOptions struct {
 	Steps    int                            // 0: the scene's duration / dt
 	Out      string                         // frame directory, "" for none
 	Every    int                            // frame interval, steps
-	Color    func(h, half float64) [3]uint8 // with Format "ply": the colour of mean curvature h (1/m) in the range ±half (main wires the viewer's map)
+	Color    func(h, half float64) [3]uint8 // with Format "ply": the colour of display mean curvature h (1/m, geom.DisplayCurvature) in the range ±half (main wires the viewer's map)
 	Format   string                         // frame format: "obj" or "ply"
 	Detail   int                            // with Out: write the physics-aware detail surface at this Loop level (1–3; package detail) instead of the simulation mesh; 0 for the mesh
 	Stats    string                         // statistics file, "" for none
 	Progress Progress
 	Now      func() time.Time // clock; nil means time.Now
+
+	// Cache, when set, writes the run into Out as one fixed mesh and a
+	// point cache in this format instead of frames (cache.go).
+	Cache     meshio.CacheFormat
+	CacheMesh string  // with Cache: CacheMeshGMax ("" too), CacheMeshBase, or an OBJ file whose vt are material coordinates
+	FPS       float64 // with Cache: frames per simulated second
 }
 
 // RunStats is what --stats writes. Fields that can be non-finite after a
@@ -48,6 +54,7 @@ type RunStats struct {
 	MsPerStepMean     float64  `json:"ms_per_step_mean"`   // wall-clock ms
 	MsPerStepMedian   float64  `json:"ms_per_step_median"` // wall-clock ms
 	PCGIterationsMean float64  `json:"pcg_iterations_mean"`
+	Retried           int      `json:"retried"`    // steps the substep failsafe redid as halves (cloth.Sim.Retried)
 	TotalMass         *float64 `json:"total_mass"` // kg
 	MaxSpeed          *float64 `json:"max_speed"`  // m/s
 	Finite            bool     `json:"finite"`     // false if a step went unstable
@@ -141,6 +148,9 @@ func Run(o RunOptions, stdout io.Writer) error {
 		return err
 	}
 	if scene.IsSprings() {
+		if o.Cache != 0 {
+			return fmt.Errorf("scene %s: a point cache samples a FEM cloth's material plane; the spring cloth has none (use --format obj frames)", scene.Name)
+		}
 		return runSprings(o, scene, stdout) // springs.go
 	}
 	s, err := scene.Build()
@@ -152,7 +162,16 @@ func Run(o RunOptions, stdout io.Writer) error {
 		steps = max(1, int(math.Round(scene.Duration/scene.Params.Dt)))
 	}
 	writeFrame := func(i int) error { return nil }
-	if o.Out != "" {
+	var cache *cacheExport
+	if o.Cache != 0 {
+		if cache, err = newCacheExport(o, scene, s, steps); err != nil {
+			return fmt.Errorf("scene %s: %w", scene.Name, err)
+		}
+		writeFrame = cache.frame
+		if err := writeFrame(0); err != nil {
+			return err
+		}
+	} else if o.Out != "" {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return fmt.Errorf("creating frame directory: %w", err)
 		}
@@ -205,21 +224,29 @@ func Run(o RunOptions, stdout io.Writer) error {
 	if o.Progress != nil {
 		o.Progress.Done()
 	}
+	var cacheLine string
+	var cacheErr error
+	if cache != nil {
+		cacheLine, cacheErr = cache.close()
+	}
 	st := statsOf(scene.Name, s, &rec, stepErr)
 	st.Steps = done
 	if o.Stats != "" {
 		if err := WriteJSONFile(o.Stats, st); err != nil {
-			return errors.Join(stepErr, err)
+			return errors.Join(stepErr, err, cacheErr)
 		}
 	}
 	fmt.Fprintln(stdout, summaryLine(st))
+	if cacheLine != "" {
+		fmt.Fprintln(stdout, cacheLine)
+	}
 	if stepErr != nil {
 		if errors.Is(stepErr, cloth.ErrUnstable) {
-			return fmt.Errorf("scene %s became unstable at %w; try a smaller dt", scene.Name, stepErr)
+			return errors.Join(fmt.Errorf("scene %s became unstable at %w; try a smaller dt", scene.Name, stepErr), cacheErr)
 		}
-		return fmt.Errorf("scene %s: %w", scene.Name, stepErr)
+		return errors.Join(fmt.Errorf("scene %s: %w", scene.Name, stepErr), cacheErr)
 	}
-	return nil
+	return cacheErr
 }
 
 // statsOf returns the statistics of a finished (or failed) run.
@@ -228,7 +255,7 @@ func statsOf(name string, s *cloth.Sim, rec *recorder, stepErr error) RunStats {
 	st := RunStats{
 		Scene: name, Steps: len(rec.wall), Dt: s.Params().Dt,
 		Vertices: s.Mesh.NumVerts(), Triangles: s.Mesh.NumTris(),
-		MsPerStepMean: mean, MsPerStepMedian: median, PCGIterationsMean: iters,
+		MsPerStepMean: mean, MsPerStepMedian: median, PCGIterationsMean: iters, Retried: s.Retried(),
 		TotalMass: finiteOrNil(s.TotalMass()), MaxSpeed: finiteOrNil(s.MaxSpeed()),
 		Finite: s.Finite() && !errors.Is(stepErr, cloth.ErrUnstable),
 	}
@@ -251,8 +278,8 @@ func summaryLine(st RunStats) string {
 	if st.MaxSpeed != nil {
 		speed = fmt.Sprintf("%.3g m/s", *st.MaxSpeed)
 	}
-	return fmt.Sprintf("%s: %d steps (%.3g s simulated), %d vertices, %d triangles: %.3g ms/step mean, %.3g median, %.1f PCG iterations mean; max speed %s",
-		st.Scene, st.Steps, float64(st.Steps)*st.Dt, st.Vertices, st.Triangles, st.MsPerStepMean, st.MsPerStepMedian, st.PCGIterationsMean, speed)
+	return fmt.Sprintf("%s: %d steps (%.3g s simulated), %d vertices, %d triangles: %.3g ms/step mean, %.3g median, %.1f PCG iterations mean, %d retried; max speed %s",
+		st.Scene, st.Steps, float64(st.Steps)*st.Dt, st.Vertices, st.Triangles, st.MsPerStepMean, st.MsPerStepMedian, st.PCGIterationsMean, st.Retried, speed)
 }
 
 func writeOBJFile(path string, m *geom.Mesh) error {
@@ -270,13 +297,17 @@ func writeOBJFile(path string, m *geom.Mesh) error {
 	return nil
 }
 
-// writePLYFile writes m as PLY (meshio.WritePLY) coloured by color over ±max(98th percentile of |H|, 0.5/m) of this
-// frame, the viewer's automatic range.
+// writePLYFile writes m as PLY (meshio.WritePLY) coloured by color as the
+// viewer colours it: the display mean curvature (geom.DisplayCurvature)
+// over ±max(98th percentile of its magnitude, 0.5/m) of this frame, the
+// viewer's automatic range.
 func writePLYFile(path string, m *geom.Mesh, color func(h, half float64) [3]uint8) error {
 	h := make([]float64, len(m.Pos))
 	geom.MeanCurvature(m, h)
+	hd := make([]float64, len(m.Pos))
+	geom.DisplayCurvature(m, h, 0, hd)
 	var abs []float64
-	for i, v := range h {
+	for i, v := range hd {
 		if m.VertAlive[i] && !math.IsNaN(v) {
 			abs = append(abs, math.Abs(v))
 		}
@@ -291,7 +322,7 @@ func writePLYFile(path string, m *geom.Mesh, color func(h, half float64) [3]uint
 	if err != nil {
 		return fmt.Errorf("writing frame: %w", err)
 	}
-	if err := meshio.WritePLY(f, m, func(h float64) [3]uint8 { return color(h, half) }); err != nil {
+	if err := meshio.WritePLY(f, m, h, hd, func(h float64) [3]uint8 { return color(h, half) }); err != nil {
 		f.Close()
 		return fmt.Errorf("writing frame %s: %w", path, err)
 	}

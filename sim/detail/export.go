@@ -9,11 +9,11 @@ import (
 )
 
 // WriteSurface writes s as "ply" (meshio.WritePLY: positions, normals,
-// mean curvature, grey) or "obj" (meshio.WriteOBJ). rest, when not nil,
-// gives the material coordinates of s's points (Detailer.Rest) and goes to
-// the OBJ's vt lines; nil writes zeros. It is for `drape run --format ply`
-// with the detail flag. A surface that is not a consistently oriented
-// manifold, or an unknown format, returns an error.
+// raw and display mean curvature, grey) or "obj" (meshio.WriteOBJ). rest,
+// when not nil, gives the material coordinates of s's points
+// (Detailer.Rest) and goes to the OBJ's vt lines; nil writes zeros. It is
+// for `drape run --format ply` with the detail flag. A surface that is not
+// a consistently oriented manifold, or an unknown format, returns an error.
 func WriteSurface(w io.Writer, s *Surface, rest []geom.Vec2, format string) error {
 	if s == nil || len(s.Tris) == 0 {
 		return fmt.Errorf("detail: writing an empty surface")
@@ -33,7 +33,7 @@ func WriteSurface(w io.Writer, s *Surface, rest []geom.Vec2, format string) erro
 	}
 	switch format {
 	case "ply":
-		return meshio.WritePLY(w, m, nil)
+		return meshio.WritePLY(w, m, nil, nil, nil)
 	case "obj":
 		return meshio.WriteOBJ(w, m)
 	}

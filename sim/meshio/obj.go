@@ -76,7 +76,21 @@ type objCorner struct{ v, vt int }
 // a mix of orientations is an error naming the first face of the minority.
 // Mesh errors from NewMesh (*FaceError, *VertexError) are reported at the
 // line of the offending f or v statement. ReadOBJ never panics on bad input.
-func ReadOBJ(r io.Reader, name string) (*geom.Mesh, error) {
+func ReadOBJ(r io.Reader, name string) (*geom.Mesh, error) { return readOBJ(r, name, false) }
+
+// ReadOBJMaterial reads an OBJ mesh as ReadOBJ does, but takes its vt as
+// material coordinates of a drape cloth in metres, as they are, whether
+// or not the file carries WriteOBJ's tag: neither scaled nor mirrored. It
+// reads a mesh whose vertices name points of a cloth's material plane,
+// such as the fixed mesh of a point cache taken from a drape OBJ and
+// edited elsewhere (6-digit vt and all). Every face corner needs a vt
+// ("needs a vt at every face corner"), and every face must be
+// counter-clockwise in vt, as drape's faces are ("is clockwise in texture
+// space").
+func ReadOBJMaterial(r io.Reader, name string) (*geom.Mesh, error) { return readOBJ(r, name, true) }
+
+// readOBJ is ReadOBJ, or ReadOBJMaterial when material is set.
+func readOBJ(r io.Reader, name string, material bool) (*geom.Mesh, error) {
 	var (
 		pos    []geom.Vec3
 		posLn  []int // line of each v
@@ -219,9 +233,18 @@ func ReadOBJ(r io.Reader, name string) (*geom.Mesh, error) {
 		rest []geom.Vec2
 		err  error
 	)
-	if allTex {
+	switch {
+	case material && !allTex:
+		return nil, fail(0, "needs a vt at every face corner: they are the material coordinates")
+	case material:
+		rest = make([]geom.Vec2, len(mpos))
+		for i, t := range mtex {
+			rest[i] = tex[t]
+		}
+		err = orientRest(rest, ct, "texture space", false)
+	case allTex:
 		rest, err = textureRest(mpos, mtex, tex, ct, !tagged)
-	} else {
+	default:
 		rest, err = planarRest(mpos, ct)
 	}
 	if err != nil {
@@ -299,9 +322,10 @@ func objIndex(s string, n int, what string) (int, error) {
 }
 
 // orientRest checks that all faces have the same orientation in rest,
-// mirroring X when all are clockwise. It returns a *FaceError for a
-// degenerate face or one against the majority orientation.
-func orientRest(rest []geom.Vec2, tris [][3]int32, what string) error {
+// mirroring X when all are clockwise and mirror is set. It returns a
+// *FaceError for a degenerate face, one against the majority orientation,
+// or, without mirror, the first clockwise face.
+func orientRest(rest []geom.Vec2, tris [][3]int32, what string, mirror bool) error {
 	var ccw, cw []int
 	for f, t := range tris {
 		a, b, c := rest[t[0]], rest[t[1]], rest[t[2]]
@@ -323,6 +347,9 @@ func orientRest(rest []geom.Vec2, tris [][3]int32, what string) error {
 		}
 		return &geom.FaceError{minority[0], fmt.Sprintf("is oriented against %d other faces in %s (the layout folds over)", max(len(cw), len(ccw)), what)}
 	}
+	if len(cw) > 0 && !mirror {
+		return &geom.FaceError{cw[0], fmt.Sprintf("is clockwise in %s (material coordinates are counter-clockwise)", what)}
+	}
 	if len(cw) > 0 {
 		hi := math.Inf(-1)
 		for _, r := range rest {
@@ -342,7 +369,7 @@ func textureRest(pos []geom.Vec3, vt []int, tex []geom.Vec2, tris [][3]int32, sc
 	for i, t := range vt {
 		rest[i] = tex[t]
 	}
-	if err := orientRest(rest, tris, "texture space"); err != nil {
+	if err := orientRest(rest, tris, "texture space", true); err != nil {
 		return nil, err
 	}
 	if !scale {
@@ -406,7 +433,7 @@ func planarRest(pos []geom.Vec3, tris [][3]int32) ([]geom.Vec2, error) {
 			return nil, &geom.FaceError{f, "is nearly edge-on to the best-fit plane" + notFlat}
 		}
 	}
-	if err := orientRest(rest, tris, "the best-fit plane"); err != nil {
+	if err := orientRest(rest, tris, "the best-fit plane", true); err != nil {
 		var fe *geom.FaceError
 		if errors.As(err, &fe) {
 			return nil, &geom.FaceError{fe.Face, fe.Msg + notFlat}
@@ -455,13 +482,18 @@ func symEigen3(a [3][3]float64) (vals [3]float64, v [3][3]float64) {
 }
 
 // LoadOBJ reads the OBJ file at path with ReadOBJ.
-func LoadOBJ(path string) (*geom.Mesh, error) {
+func LoadOBJ(path string) (*geom.Mesh, error) { return loadOBJ(path, false) }
+
+// LoadOBJMaterial reads the OBJ file at path with ReadOBJMaterial.
+func LoadOBJMaterial(path string) (*geom.Mesh, error) { return loadOBJ(path, true) }
+
+func loadOBJ(path string, material bool) (*geom.Mesh, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("loading mesh: %w", err)
 	}
 	defer f.Close()
-	return ReadOBJ(f, path)
+	return readOBJ(f, path, material)
 }
 
 // WriteOBJ writes the live vertices and faces of m as a Wavefront OBJ file

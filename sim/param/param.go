@@ -253,9 +253,15 @@ func (f *Field[T]) kind() string {
 // Floats are written in the shortest form that reads back to the same
 // bits (strconv 'g', -1), so Decode(Encode(v)) == v exactly. Non-finite
 // values, which JSON cannot hold, are an error naming the key.
-func (t Table[T]) Encode(v *T) ([]byte, error) {
+func (t Table[T]) Encode(v *T) ([]byte, error) { return t.EncodeKeys(v, nil) }
+
+// EncodeKeys is Encode limited to the fields for which keep(key) is true
+// (every field when keep is nil): a saved scene that names a fabric
+// preset writes only the keys that differ from it.
+func (t Table[T]) EncodeKeys(v *T, keep func(key string) bool) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
+	first := true
 	num := func(key string, x float64) error {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return fmt.Errorf("%s: %v cannot be written as JSON", key, x)
@@ -265,9 +271,13 @@ func (t Table[T]) Encode(v *T) ([]byte, error) {
 	}
 	for i := range t {
 		f := &t[i]
-		if i > 0 {
+		if keep != nil && !keep(f.Key) {
+			continue
+		}
+		if !first {
 			b.WriteByte(',')
 		}
+		first = false
 		b.WriteString(strconv.Quote(f.Key))
 		b.WriteByte(':')
 		switch {

@@ -89,3 +89,28 @@ func TestTable(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }
+
+// TestEncodeKeys checks that EncodeKeys writes exactly the kept fields,
+// in table order, and that they decode back to the same value.
+func TestEncodeKeys(t *testing.T) {
+	var d demo
+	demoTable.SetDefaults(&d)
+	d.A, d.N = 0.25, 7
+	for _, tc := range []struct {
+		keep func(string) bool
+		want string
+	}{
+		{nil, `{"a":0.25,"n":7,"on":true,"g":[0,-9.81,0]}`},
+		{func(k string) bool { return k == "n" || k == "g" }, `{"n":7,"g":[0,-9.81,0]}`},
+		{func(string) bool { return false }, `{}`},
+	} {
+		got, err := demoTable.EncodeKeys(&d, tc.keep)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("EncodeKeys: got=%s, %v, want=%s", got, err, tc.want)
+		}
+		back := d
+		if err := demoTable.Decode(got, &back); err != nil || back != d {
+			t.Errorf("decoding %s over the same value: got=%+v, %v, want=%+v", got, back, err, d)
+		}
+	}
+}

@@ -12,42 +12,46 @@ import (
 	"drape/sim/geom"
 	"drape/sim/obstacle"
 	"drape/sim/springs"
-	"drape/sim/strainlimit"
 )
 
 // sceneOut is the JSON form Encode writes: sceneJSON with the parameter
 // blocks as values, which encode through their tables (cloth.ParamTable,
 // cloth.AdaptTable), and empty optional objects left out.
 type sceneOut struct {
-	Name         string              `json:"name"`
-	Description  string              `json:"description,omitempty"`
-	Duration     float64             `json:"duration"`
-	Model        string              `json:"model,omitempty"`
-	SpringsScene string              `json:"springs_scene,omitempty"`
-	Mesh         *MeshSpec           `json:"mesh,omitempty"`
-	Placement    *Placement          `json:"placement,omitempty"`
-	Pins         []PinSpec           `json:"pins,omitempty"`
-	Camera       *Camera             `json:"camera,omitempty"`
-	Params       *cloth.Params       `json:"params,omitempty"`
-	Adapt        *cloth.AdaptParams  `json:"adapt,omitempty"`
-	Obstacles    []obstacle.Spec     `json:"obstacles,omitempty"`
-	Contact      *contact.Params     `json:"contact,omitempty"`
-	Strain       *strainlimit.Params `json:"strain,omitempty"`
-	Springs      *springs.Params     `json:"springs,omitempty"`
+	Name         string             `json:"name"`
+	Description  string             `json:"description,omitempty"`
+	Duration     float64            `json:"duration"`
+	Model        string             `json:"model,omitempty"`
+	SpringsScene string             `json:"springs_scene,omitempty"`
+	Mesh         *MeshSpec          `json:"mesh,omitempty"`
+	Placement    *Placement         `json:"placement,omitempty"`
+	Pins         []PinSpec          `json:"pins,omitempty"`
+	Camera       *Camera            `json:"camera,omitempty"`
+	ClothColor   *[3]float64        `json:"cloth_color,omitempty"`
+	Material     string             `json:"material,omitempty"`
+	Params       json.RawMessage    `json:"params,omitempty"`
+	Adapt        *cloth.AdaptParams `json:"adapt,omitempty"`
+	Obstacles    []obstacle.Spec    `json:"obstacles,omitempty"`
+	Contact      *contact.Params    `json:"contact,omitempty"`
+	Strain       json.RawMessage    `json:"strain,omitempty"`
+	Springs      *springs.Params    `json:"springs,omitempty"`
 }
 
 // Encode returns the scene as indented JSON that ParseScene reads back to
 // an equal Scene: every parameter and adaptivity setting is written (not
 // only those that differ from the defaults), floats in the shortest form
 // that reads back to the same bits, so a saved scene reproduces a run bit
-// for bit. It validates the scene first.
+// for bit. A scene with a Material writes its name and leaves out the
+// preset's keys that still hold the preset's values (materialBlocks), so
+// it keeps the preset and the overrides apart. It validates the scene
+// first.
 func (s *Scene) Encode() ([]byte, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("scene %s: %w", s.Name, err)
 	}
 	out := sceneOut{
 		Name: s.Name, Description: s.Description, Duration: s.Duration,
-		Pins: s.Pins, Camera: s.Camera, Adapt: s.Adapt, Obstacles: s.Obstacles,
+		Pins: s.Pins, Camera: s.Camera, ClothColor: s.ClothColor, Adapt: s.Adapt, Obstacles: s.Obstacles,
 	}
 	if s.IsSprings() {
 		// A springs scene writes only its own keys (validateSprings rejects
@@ -55,8 +59,13 @@ func (s *Scene) Encode() ([]byte, error) {
 		sp := s.Springs
 		out.Model, out.SpringsScene, out.Springs = s.Model, s.SpringsScene, &sp
 	} else {
-		mesh, params, ct, st := s.Mesh, s.Params, s.Contact, s.Strain
-		out.Model, out.Mesh, out.Params, out.Contact, out.Strain = s.Model, &mesh, &params, &ct, &st
+		mesh, ct := s.Mesh, s.Contact
+		out.Model, out.Mesh, out.Contact = s.Model, &mesh, &ct
+		var err error
+		if out.Params, out.Strain, err = s.materialBlocks(); err != nil {
+			return nil, fmt.Errorf("scene %s: %w", s.Name, err)
+		}
+		out.Material = s.Material
 	}
 	if s.Placement != (Placement{}) {
 		pl := s.Placement
@@ -167,6 +176,10 @@ func (s *Scene) Clone() *Scene {
 	if s.Camera != nil {
 		cam := *s.Camera
 		c.Camera = &cam
+	}
+	if s.ClothColor != nil {
+		col := *s.ClothColor
+		c.ClothColor = &col
 	}
 	return &c
 }

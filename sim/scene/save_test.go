@@ -59,6 +59,7 @@ func TestSaveReload(t *testing.T) {
 	// The saved scene: the same edits recorded as the Loop records them.
 	saved := orig.Clone()
 	saved.Params, saved.Adapt, saved.Camera = p, &ap, cam
+	saved.ClothColor = &[3]float64{0.7, 0.2, 1.0 / 3}
 	saved.Pins = append(saved.Pins, PinEdit(a.Mesh, removed, geom.Vec3{}, true), PinEdit(a.Mesh, added, target, false))
 	file := filepath.Join(t.TempDir(), "saved.json")
 	if err := saved.WriteFile(file); err != nil {
@@ -69,8 +70,9 @@ func TestSaveReload(t *testing.T) {
 		data, _ := os.ReadFile(file)
 		t.Fatalf("reloading %s: %v", data, err)
 	}
-	if re.Params != p || re.Adapt == nil || *re.Adapt != ap || re.Camera == nil || *re.Camera != *cam {
-		t.Fatalf("reloaded blocks differ: params %+v adapt %+v camera %+v", re.Params, re.Adapt, re.Camera)
+	if re.Params != p || re.Adapt == nil || *re.Adapt != ap || re.Camera == nil || *re.Camera != *cam ||
+		re.ClothColor == nil || *re.ClothColor != *saved.ClothColor {
+		t.Fatalf("reloaded blocks differ: params %+v adapt %+v camera %+v cloth colour %v", re.Params, re.Adapt, re.Camera, re.ClothColor)
 	}
 	b, err := re.Build()
 	if err != nil {

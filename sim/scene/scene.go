@@ -43,6 +43,8 @@ type Scene struct {
 	Contact     contact.Params     // collision handling; contact.DefaultParams overridden field by field
 	Strain      strainlimit.Params // strain limiting; strainlimit.DefaultParams (off) overridden field by field
 	Camera      *Camera            // the viewer's camera; nil: fit the view to the cloth
+	ClothColor  *[3]float64        // the cloth's colour in the fabric look, RGB in [0, 1] as displayed; nil: the viewer's default
+	Material    string             // fabric preset (package fabric) applied under Params and Strain; "" for none
 
 	// Model is the cloth model: "fem" (the default, also when empty) or
 	// "springs" (the mass-spring cloth of package springs, Olson &
@@ -101,6 +103,16 @@ type Camera struct {
 	FovY     float64    `json:"fov_y"`    // vertical field of view, degrees, in (0, 180)
 }
 
+// validateColor checks a cloth_color: three finite components in [0, 1].
+func validateColor(c *[3]float64) error {
+	for _, v := range c {
+		if !(v >= 0 && v <= 1) {
+			return fmt.Errorf("cloth_color must be three numbers in [0, 1] (RGB as displayed), got %v", *c)
+		}
+	}
+	return nil
+}
+
 func (c *Camera) validate() error {
 	for _, v := range []float64{c.Target[0], c.Target[1], c.Target[2], c.Yaw, c.Pitch, c.Distance, c.FovY} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -145,6 +157,8 @@ type sceneJSON struct {
 	Placement   Placement       `json:"placement"`
 	Pins        []PinSpec       `json:"pins"`
 	Camera      *Camera         `json:"camera"`
+	ClothColor  []float64       `json:"cloth_color"` // decoded as a slice, so that a short array is an error
+	Material    string          `json:"material"`
 	Params      json.RawMessage `json:"params"`
 	Adapt       json.RawMessage `json:"adapt"`
 	Obstacles   []obstacle.Spec `json:"obstacles"`
@@ -223,6 +237,10 @@ const maxSceneBytes = 4 << 20
 //	  "camera": {                      // optional: the viewer's camera (see Camera)
 //	    "target": [0, 1, 0], "distance": 3, "yaw": 34, "pitch": 20, "fov_y": 45
 //	  },
+//	  "cloth_color": [0.7, 0.2, 0.15], // optional: the cloth's colour in the viewer's and drape
+//	                                   //   record's fabric look, RGB in [0, 1] as displayed
+//	  "material": "denim",             // optional: a fabric preset (assets/materials, see
+//	                                   //   applyMaterial); "params" and "strain" keys override it
 //	  "model": "fem"                   // "fem" (default) | "springs", see below
 //	}
 //
@@ -247,7 +265,7 @@ const maxSceneBytes = 4 << 20
 //
 // The "params" and "adapt" blocks are decoded through cloth.ParamTable and
 // cloth.AdaptTable (package param), which hold every key's unit, default
-// and range; README.md's "Scene files" tables are generated from them.
+// and range; the tables of docs/scenes.md are generated from them.
 //
 // Pins without path or gather are fixed at their initial positions.
 func ParseScene(data []byte, source string) (*Scene, error) {
@@ -272,6 +290,13 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 		Model: j.Model, SpringsScene: j.SpringsScene, Springs: springs.DefaultParams(),
 		source: source,
 	}
+	if j.ClothColor != nil {
+		if len(j.ClothColor) != 3 {
+			line, col := lineCol(data, keyOffset(data, `"cloth_color"`))
+			return nil, fmt.Errorf("%s: line %d, column %d: cloth_color must be three numbers (RGB), got %d", source, line, col, len(j.ClothColor))
+		}
+		s.ClothColor = (*[3]float64)(j.ClothColor)
+	}
 	if j.Springs != nil && (j.Model == "" || j.Model == ModelFEM) {
 		line, col := lineCol(data, keyOffset(data, `"springs"`))
 		return nil, fmt.Errorf("%s: line %d, column %d: the \"springs\" block applies to \"model\": \"springs\" only", source, line, col)
@@ -281,6 +306,9 @@ func ParseScene(data []byte, source string) (*Scene, error) {
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(filepath.ToSlash(source)), ".json")
+	}
+	if err := s.applyMaterial(data, j.Material); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if err := decodeBlock(data, "params", j.Params, cloth.ParamTable, &s.Params); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -494,6 +522,11 @@ func (s *Scene) Validate() error {
 			return err
 		}
 	}
+	if s.ClothColor != nil {
+		if err := validateColor(s.ClothColor); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -541,6 +574,11 @@ func (s *Scene) validateSprings() error {
 	}
 	if s.Camera != nil {
 		if err := s.Camera.validate(); err != nil {
+			return err
+		}
+	}
+	if s.ClothColor != nil {
+		if err := validateColor(s.ClothColor); err != nil {
 			return err
 		}
 	}

@@ -165,6 +165,8 @@ func TestParseSceneErrors(t *testing.T) {
 		{"target on a row", strings.Replace(baseScene, `"top-corners"`, `"top-row", "target": [0, 0, 0]`, 1), []string{"pins[0].target"}},
 		{"remove with path", strings.Replace(baseScene, `"top-corners"`, `"top-row", "remove": true, "path": [{"t": 0, "offset": [0,0,0]}]`, 1), []string{"pins[0].remove"}},
 		{"camera distance", strings.Replace(baseScene, `"name"`, `"camera": {"target": [0,0,0], "distance": 0, "yaw": 0, "pitch": 0, "fov_y": 45}, "name"`, 1), []string{"camera.distance"}},
+		{"cloth colour out of range", strings.Replace(baseScene, `"name"`, `"cloth_color": [0.5, 1.2, 0], "name"`, 1), []string{"cloth_color must be three numbers in [0, 1]", "[0.5 1.2 0]"}},
+		{"cloth colour short", strings.Replace(baseScene, `"name"`, `"cloth_color": [0.5, 1], "name"`, 1), []string{"cloth_color"}},
 		{"adapt type", strings.Replace(baseScene, `"name"`, `"adapt": {"g_max": "six"}, "name"`, 1), []string{"adapt: g_max: want an integer"}},
 		{"wrong type", strings.Replace(baseScene, `"nx": 4`, `"nx": "four"`, 1), []string{"line 3", "mesh.nx"}},
 		{"number too big", strings.Replace(baseScene, `"width": 1`, `"width": 1e999`, 1), []string{"line 3", "mesh.width"}},
