@@ -9,9 +9,13 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests the public API's contracts: no allocation once warm,
+// the faces NearFaces marks, IntersectingPairs and TangleCheck against the
+// test's own count, and the errors of bad parameters and input.
+
 // TestNoAllocWarm: once warm, Resolve allocates nothing (a sheet draped
 // over a sphere mesh with self-collision and a ground plane; a moving
-// sphere mesh; a moving round sphere).
+// sphere mesh; a moving round sphere; culling off).
 func TestNoAllocWarm(t *testing.T) {
 	c := sheet(t, 1, 20, 0, 0, 0.302, geom.Vec3{Z: -1})
 	bodies := []Body{sphereBody(0.3, 3, geom.Vec3{}), {Point: geom.Vec3{Z: -0.5}, Normal: geom.Vec3{Z: 1}}}
@@ -61,6 +65,13 @@ func TestNoAllocWarm(t *testing.T) {
 	run()
 	if n := testing.AllocsPerRun(5, run); n != 0 {
 		t.Errorf("Resolve with a round body allocates %v times per call once warm", n)
+	}
+	// The same with culling off (Params.Cull).
+	p.Cull = false
+	run()
+	run()
+	if n := testing.AllocsPerRun(5, run); n != 0 {
+		t.Errorf("Resolve with culling off allocates %v times per call once warm", n)
 	}
 }
 

@@ -9,6 +9,12 @@ import (
 	"drape/sim/geom"
 )
 
+// This file holds the benchmarks: Resolve on a sheet draped over a sphere
+// mesh and on the scene suite's resting and folded sheets, and the stages
+// one by one (BenchmarkKernels), with CPU time per call beside the wall
+// time (the machine is shared), and the helpers that set a solver up
+// without a call.
+
 // draped returns a sheet of 2·n² triangles (1.2 m square) draped over a
 // sphere mesh of radius 0.3 m (icosphere, 20480 faces): the vertices over
 // the sphere lie 2 mm off its surface (within h), the others hang on a
@@ -53,31 +59,13 @@ func BenchmarkResolveSphere(b *testing.B) {
 		v := append([]geom.Vec3{}, c.V...)
 		for _, self := range []bool{false, true} {
 			b.Run(fmt.Sprintf("tris=%d/sphere=%d/self=%v", len(c.Tris), len(bodies[0].Tris), self), func(b *testing.B) {
-				s := NewSolver()
 				p := DefaultParams()
 				p.SelfCollision = self
-				var st Stats
-				b.ReportAllocs()
-				copy(c.V, v)
-				if _, err := s.Resolve(c, bodies, 0.005, p); err != nil { // warm: static grid, work arrays
-					b.Fatal(err)
-				}
-				cpu0 := cpuTime()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					copy(c.V, v)
-					var err error
-					st, err = s.Resolve(c, bodies, 0.005, p)
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
+				st := timeResolve(b, c, bodies, v, p)
 				b.ReportMetric(float64(len(c.Tris)), "triangles")
 				b.ReportMetric(float64(st.Proximity+st.SelfProximity), "pairs")
 				b.ReportMetric(float64(st.CCDHits), "hits")
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 				b.Logf("%+v", st)
-
 			})
 		}
 	}
@@ -102,32 +90,65 @@ func BenchmarkResolveScenes(b *testing.B) {
 		v := append([]geom.Vec3{}, tc.c.V...)
 		for _, self := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%s/tris=%d/self=%v", tc.name, len(tc.c.Tris), self), func(b *testing.B) {
-				s := NewSolver()
 				p := DefaultParams()
 				p.SelfCollision = self
-				copy(tc.c.V, v)
-				if _, err := s.Resolve(tc.c, tc.bodies, 0.005, p); err != nil {
-					b.Fatal(err)
-				}
-				var st Stats
-				b.ReportAllocs()
-				cpu0 := cpuTime()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					copy(tc.c.V, v)
-					var err error
-					if st, err = s.Resolve(tc.c, tc.bodies, 0.005, p); err != nil {
-						b.Fatal(err)
-					}
-				}
+				st := timeResolve(b, tc.c, tc.bodies, v, p)
 				b.ReportMetric(float64(len(tc.c.Tris)), "triangles")
 				b.ReportMetric(float64(st.Proximity+st.SelfProximity), "pairs")
 				b.ReportMetric(float64(st.CCDHits), "hits")
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 				b.Logf("%+v", st)
 			})
 		}
 	}
+}
+
+// BenchmarkResolveCull times Resolve with self-collision on the
+// 20000-triangle sheet draped over the sphere mesh and on the folded one,
+// with the culling of cloth–cloth pairs on and off (Params.Cull): what
+// the reference costs.
+func BenchmarkResolveCull(b *testing.B) {
+	dc, db := draped(b, 100)
+	for _, tc := range []struct {
+		name   string
+		c      *Cloth
+		bodies []Body
+	}{{"sphere", dc, db}, {"folded", folded(b, 100), nil}} {
+		v := append([]geom.Vec3{}, tc.c.V...)
+		for _, cull := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/tris=%d/cull=%v", tc.name, len(tc.c.Tris), cull), func(b *testing.B) {
+				p := DefaultParams()
+				p.Cull = cull
+				st := timeResolve(b, tc.c, tc.bodies, v, p)
+				b.ReportMetric(float64(st.SelfProximity), "self-pairs")
+				b.ReportMetric(float64(st.CCDHits), "hits")
+			})
+		}
+	}
+}
+
+// timeResolve times Resolve on cloth c against bodies with p by a fresh
+// solver, the velocities reset to v before each call, after one call
+// that warms it (static grids, work arrays), reports the allocations and
+// the CPU time per call (cpu-ms/op), and returns the last call's stats.
+func timeResolve(b *testing.B, c *Cloth, bodies []Body, v []geom.Vec3, p Params) Stats {
+	s := NewSolver()
+	b.ReportAllocs()
+	copy(c.V, v)
+	if _, err := s.Resolve(c, bodies, 0.005, p); err != nil {
+		b.Fatal(err)
+	}
+	var st Stats
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		copy(c.V, v)
+		var err error
+		if st, err = s.Resolve(c, bodies, 0.005, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	return st
 }
 
 // cpuTime returns the process's user + system CPU time, ns: on the shared

@@ -8,6 +8,10 @@ import (
 	"drape/sim/geom"
 )
 
+// This file drops sheets of free particles onto meshes, the ground and
+// each other, and checks every step with the test's own predicates that
+// no vertex is inside a body and no two triangles cross.
+
 var gravity = geom.Vec3{Z: -9.81}
 
 // TestDropOnBodies drops a sheet of free particles (no internal forces: the

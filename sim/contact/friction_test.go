@@ -7,6 +7,9 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests Coulomb friction against its analytic outcome: a sheet
+// on an incline sticks or slides with acceleration g(sin θ − μ cos θ).
+
 // TestIncline puts a small sheet on a plane inclined at θ = 30° (a
 // half-space and, separately, a two-triangle mesh body) and integrates
 // gravity explicitly for 1 s: with μ = 0.7 > tan θ the sheet must stick

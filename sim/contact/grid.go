@@ -7,6 +7,10 @@ import (
 	"drape/sim/geom"
 )
 
+// This file holds the spatial hash that every object's triangles are
+// found in (grid: built by counting sort, queried in parallel), and grow,
+// the package's helper that sizes a work slice, reusing its array.
+
 // grid is one object's spatial hash (Teschner et al. 2003 §3; Bender &
 // Deul §6): a uniform grid of cubic cells of side 1/inv, compressed into a
 // table of 2^k buckets by the hash of Teschner et al. (the cell coordinates

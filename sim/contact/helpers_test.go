@@ -7,6 +7,11 @@ import (
 	"drape/sim/geom"
 )
 
+// This file holds the tests' cloths and bodies (sheets, icospheres,
+// boxes), their explicit integrator (stepExplicit), and their own
+// predicates of penetration and crossing, independent of the collision
+// code.
+
 // sheet returns a w × w m cloth of 2·n² triangles lying in the plane
 // z = z0, centred on (cx, cy), with mass density 0.1 kg/m² lumped equally
 // on the vertices and velocity v.

@@ -4,6 +4,11 @@ import (
 	"drape/sim/geom"
 )
 
+// This file counts and lists pairs of cloth faces that intersect now
+// (IntersectingPairs for the UI, TangleCheck for a given set of faces),
+// with their own grid and a segment–triangle test by the signs of
+// tetrahedron volumes, apart from the collision pipeline's predicates.
+
 // IntersectingPairs returns the number of pairs of live triangles of the
 // cloth (x, tris: 3 vertex slots per face, t[0] < 0 a free slot) that share
 // no vertex and intersect: an edge of one crosses the other (segment–triangle

@@ -8,6 +8,10 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests what the impulses conserve: linear and angular
+// momentum of cloth–cloth impulses and of impact-zone projections, and
+// the normal direction of a frictionless body's impulses.
+
 func momenta(c *Cloth) (p, l geom.Vec3) {
 	for i := range c.X {
 		if c.InvMass[i] == 0 {

@@ -8,8 +8,11 @@ import (
 	"drape/sim/parallel"
 )
 
-// This file culls cloth–cloth pairs by normal cones over patches of the
-// cloth (Volino & Magnenat-Thalmann 1994, "Efficient self-collision
+// This file holds the culler's certificates (cull.go): it partitions the
+// cloth's faces into patches and clusters of patches and certifies those
+// that cannot intersect themselves over the step, so that their pairs of
+// faces go untested. The criterion is that of normal cones
+// (Volino & Magnenat-Thalmann 1994, "Efficient self-collision
 // detection on smoothly discretized surface animations using geometrical
 // shape regularity"; Provot 1997 §3 uses the same regularity criterion):
 // a surface that is a topological disk, whose normals all lie within 90°
@@ -53,8 +56,9 @@ import (
 // pairs of patches whose boxes overlap and share no certified cluster
 // (layers, folds, the neighbours of uncertified clusters), tested triangle
 // by triangle. Every CCD pass checks again the clusters whose vertices'
-// velocities changed, and the patch pairs the proximity pass culled under
-// a certificate that no longer holds become candidate pairs (recertify).
+// velocities changed (culler.recertify), and the patch pairs the
+// proximity pass culled under a certificate that no longer holds become
+// candidate pairs (lostPairs, candidates.go).
 //
 // Decisions, measured on frames of the sphere scene (the 22140-face
 // full-resolution drape, the 2702-face adaptive one; CPU ms per Resolve,
@@ -111,23 +115,6 @@ const patchSize = 24
 // round-off, out of the certificates.
 const coneMargin = 0.1
 
-// patchSet is the partition of the cloth's faces into patches, the
-// hierarchy of clusters above them (levels), rebuilt with the topology,
-// and the certificates and boxes of the current call.
-type patchSet struct {
-	partition
-
-	// per call
-	pout []bool // per patch: it has a face outgrown in this pass (selfOutgrown)
-	g    grid   // over the patch boxes (g.lo, g.hi: the union of their faces' boxes)
-	pp   [parallel.Chunks][]patchPair
-	// culled: the patch pairs whose boxes overlapped in the proximity pass
-	// but whose triangle pairs a certificate culled; recertify turns those
-	// no longer covered into candidate pairs.
-	culled  [parallel.Chunks][]patchPair
-	scratch [parallel.Chunks]patchScratch
-}
-
 // partition is the patches and the hierarchy of clusters above them.
 type partition struct {
 	of           []int32 // per face slot: its patch; −1 for a free slot
@@ -171,14 +158,9 @@ const (
 	maxLevels = 8
 )
 
-// patchPair is a pair of patches whose boxes overlap and whose triangle
-// pairs are tested (a == b: inside an uncertified patch).
-type patchPair struct{ a, b int32 }
-
-// patchScratch is one piece's work lists: the faces of a patch pair that
-// meet the other's box, and certify's projected loop.
-type patchScratch struct {
-	a, b  []int32
+// certScratch is one piece's work lists for certifyShape: the projected
+// boundary loop and its segments in sweep order.
+type certScratch struct {
 	proj  [][2]float64
 	order []sortKey
 }
@@ -190,96 +172,67 @@ type sortKey struct {
 	i int32
 }
 
-// faceAdjacency sets s.adj: per face slot, the face across each edge
-// (t[k], t[k+1]), or −1 on the boundary and where the edge is not shared
-// by exactly one other face with the opposite orientation (a non-manifold
-// or inconsistently oriented edge; the faces there then fail the disk test
-// of boundaryLoop and are never certified).
-func (s *Solver) faceAdjacency() {
-	s.adj = grow(s.adj, len(s.c.Tris))
-	s.owner = grow(s.owner, len(s.c.Tris))
-	parallel.ForChunks(len(s.c.Tris), s.adjacencyFn)
-}
-
-// adjacencyChunk is faceAdjacency for the faces [lo, hi).
-func (s *Solver) adjacencyChunk(_, lo, hi int) {
-	c := s.c
-	for f := lo; f < hi; f++ {
-		t := c.Tris[f]
-		if t[0] < 0 {
-			s.adj[f] = [3]int32{-1, -1, -1}
-			continue
-		}
-		if !s.topoAll && !s.vtouch[t[0]] && !s.vtouch[t[1]] && !s.vtouch[t[2]] {
-			continue // as it was (touchedVertices)
-		}
-		s.adj[f] = [3]int32{-1, -1, -1}
-		for k := 0; k < 3; k++ {
-			a, b := t[k], t[(k+1)%3]
-			other, n := int32(-1), 0
-			for _, g := range s.vfList[s.vfStart[a]:s.vfStart[a+1]] {
-				if g == int32(f) {
-					continue
-				}
-				u := c.Tris[g]
-				for j := 0; j < 3; j++ {
-					if u[j] == b {
-						n++
-						if u[(j+1)%3] == a {
-							other = g
-						}
-					}
-				}
-			}
-			switch {
-			case n == 0:
-				s.adj[f][k] = -1 // boundary
-			case n == 1 && other >= 0:
-				s.adj[f][k] = other
-			default:
-				s.adj[f][k] = -2 // shared by three faces or more, or oriented alike
-			}
-		}
-	}
-}
-
 // buildPatches partitions the live faces into patches (breadth-first over
-// s.adj, patchSize faces each, each a disk) and finds each patch's
-// boundary loop.
-func (s *Solver) buildPatches() {
-	c := s.c
-	ps := &s.ps
-	nf := len(c.Tris)
-	// The last build's partition becomes s.prev, and the next is made in
+// s.adj, patchSize faces each, each a disk), the last build's patches
+// whose faces did not change kept whole, and builds the hierarchy of
+// clusters above them, each with its boundary loop.
+func (cl *culler) buildPatches() {
+	// The last build's partition becomes cl.prev, and the next is made in
 	// the arrays of the one before.
-	ps.partition, s.prev = s.prev, ps.partition
-	s.traces, s.prevTraces = s.prevTraces, s.traces
-	ps.of = grow(ps.of, nf)
+	cl.ps, cl.prev = cl.prev, cl.ps
+	cl.traces, cl.prevTraces = cl.prevTraces, cl.traces
+	kept := cl.keepPatches()
+	order := cl.orderFaces()
+	// cl.growing marks the vertices of the patch being grown with its id,
+	// so that keepsDisk need not scan the third vertex's faces (a fifth of
+	// a rebuild did); the ids only increase, so it is cleared once.
+	cl.growing = grow(cl.growing, len(cl.s.c.X))
+	for i := range cl.growing {
+		cl.growing[i] = -1
+	}
+	cl.growPatches(order)
+	cl.dissolveFragments(order, kept)
+	cl.growPatches(order)
+	np := cl.listPatches(order)
+	cl.buildLevels(np)
+}
+
+// keepPatches labels (ps.of) every face slot −1 but the faces of the last
+// build's patches whose faces are all as they were, which come first,
+// whole, numbered in order (keptFrom: their old numbers; psize: their
+// sizes; keepClusters carries their certificates over), and returns how
+// many patches it kept.
+func (cl *culler) keepPatches() int32 {
+	ps := &cl.ps
+	ps.of = grow(ps.of, len(cl.s.c.Tris))
 	for f := range ps.of {
 		ps.of[f] = -1
 	}
-	// The last build's patches whose faces are all as they were come
-	// first, whole (keepClusters).
-	s.psize = s.psize[:0]
-	s.keptFrom = s.keptFrom[:0]
-	if len(s.prev.levels) > 0 {
-		for p := range len(s.prev.start) - 1 {
-			fs := s.prev.faces[s.prev.start[p]:s.prev.start[p+1]]
-			if len(fs) < patchSize/2 || !s.allSame(fs) {
+	cl.psize = cl.psize[:0]
+	cl.keptFrom = cl.keptFrom[:0]
+	if len(cl.prev.levels) > 0 {
+		for p := range len(cl.prev.start) - 1 {
+			fs := cl.prev.faces[cl.prev.start[p]:cl.prev.start[p+1]]
+			if len(fs) < patchSize/2 || !cl.allSame(fs) {
 				continue
 			}
 			for _, f := range fs {
-				ps.of[f] = int32(len(s.psize))
+				ps.of[f] = int32(len(cl.psize))
 			}
-			s.psize = append(s.psize, int32(len(fs)))
-			s.keptFrom = append(s.keptFrom, int32(p))
+			cl.psize = append(cl.psize, int32(len(fs)))
+			cl.keptFrom = append(cl.keptFrom, int32(p))
 		}
 	}
-	kept := int32(len(s.psize))
-	// The other faces in breadth-first order over the mesh, so that the
-	// seeds of the patches sweep across it and leave few fragments.
-	order := s.faceOrder[:0]
-	for f, t := range c.Tris {
+	return int32(len(cl.psize))
+}
+
+// orderFaces returns the live faces not in a kept patch in breadth-first
+// order over the mesh (cl.faceOrder), so that the seeds of the patches
+// sweep across it and leave few fragments.
+func (cl *culler) orderFaces() []int32 {
+	s, ps := cl.s, &cl.ps
+	order := cl.faceOrder[:0]
+	for f, t := range s.c.Tris {
 		if t[0] < 0 || ps.of[f] != -1 {
 			continue
 		}
@@ -295,56 +248,65 @@ func (s *Solver) buildPatches() {
 			}
 		}
 	}
-	s.faceOrder = order
 	for _, f := range order {
 		ps.of[f] = -1
 	}
-	// Greedy growth from seeds in that order, each patch a disk
-	// (keepsDisk), up to patchSize faces.
-	// s.growing marks the vertices of the patch being grown with its id,
-	// so that keepsDisk need not scan the third vertex's faces (a fifth of
-	// a rebuild did).
-	s.growing = grow(s.growing, len(c.X))
-	for i := range s.growing {
-		s.growing[i] = -1
+	cl.faceOrder = order
+	return order
+}
+
+// growPatches grows a patch (growPatch) from each face of order that no
+// patch holds yet, in that order.
+func (cl *culler) growPatches(order []int32) {
+	for _, f := range order {
+		if cl.ps.of[f] == -1 {
+			cl.growPatch(f, int32(len(cl.psize)))
+		}
 	}
-	join := func(f, id int32) {
-		ps.of[f] = id
-		t := c.Tris[f]
-		s.growing[t[0]], s.growing[t[1]], s.growing[t[2]] = id, id, id
-	}
-	grow1 := func(f int32, id int32, limit int, queue []int32) []int32 {
-		queue = append(queue[:0], f)
-		join(f, id)
-		n := 1
-		for i := 0; i < len(queue) && n < limit; i++ {
-			for _, g := range s.adj[queue[i]] {
-				if g >= 0 && ps.of[g] == -1 && n < limit && s.keepsDisk(g, id, true) {
-					join(g, id)
-					queue = append(queue, g)
-					n++
-				}
+}
+
+// growPatch grows patch id from face f, breadth-first over the faces'
+// edges, adding the faces no patch holds that keep it a disk (keepsDisk),
+// up to patchSize faces, and records its size.
+func (cl *culler) growPatch(f, id int32) {
+	s, ps := cl.s, &cl.ps
+	queue := append(cl.growQueue[:0], f)
+	cl.join(f, id)
+	n := 1
+	for i := 0; i < len(queue) && n < patchSize; i++ {
+		for _, g := range s.adj[queue[i]] {
+			if g >= 0 && ps.of[g] == -1 && n < patchSize && cl.keepsDisk(g, id, true) {
+				cl.join(g, id)
+				queue = append(queue, g)
+				n++
 			}
 		}
-		s.psize = append(s.psize, int32(n))
-		return queue
 	}
-	queue := s.growQueue[:0]
+	cl.psize = append(cl.psize, int32(n))
+	cl.growQueue = queue
+}
+
+// join puts face f into patch id, the patch being grown.
+func (cl *culler) join(f, id int32) {
+	cl.ps.of[f] = id
+	t := cl.s.c.Tris[f]
+	cl.growing[t[0]], cl.growing[t[1]], cl.growing[t[2]] = id, id, id
+}
+
+// dissolveFragments frees the faces of the fragments the greedy growth
+// left between full patches (fewer than patchSize/3 faces; not the kept
+// patches, numbered below kept) and hands each to a neighbouring patch
+// where that keeps the neighbour a disk and under twice patchSize; what
+// cannot be placed is left free, to grow into patches again. A kept
+// patch that takes faces is kept no longer (listPatches). (Left out of
+// the kept patches, fragments piled up: 15 % of the adaptive sphere's
+// patches had fewer than half patchSize faces, against 1.5 % when every
+// build started afresh.)
+func (cl *culler) dissolveFragments(order []int32, kept int32) {
+	s, ps := cl.s, &cl.ps
 	for _, f := range order {
-		if ps.of[f] == -1 {
-			queue = grow1(f, int32(len(s.psize)), patchSize, queue)
-		}
-	}
-	// Fragments (fewer than patchSize/3 faces: the greedy growth leaves
-	// them between full patches) are dissolved into their neighbours where
-	// that keeps the neighbour a disk and under twice patchSize; what
-	// cannot be placed grows into patches again. A kept patch that takes
-	// faces is kept no longer. (Left out of the kept patches, fragments
-	// piled up: 15 % of the adaptive sphere's patches had fewer than half
-	// patchSize faces, against 1.5 % when every build started afresh.)
-	for _, f := range order {
-		if p := ps.of[f]; p >= kept && s.psize[p] < patchSize/3 {
-			s.psize[p]--
+		if p := ps.of[f]; p >= kept && cl.psize[p] < patchSize/3 {
+			cl.psize[p]--
 			ps.of[f] = -1
 		}
 	}
@@ -358,51 +320,51 @@ func (s *Solver) buildPatches() {
 				if g < 0 {
 					continue
 				}
-				if q := ps.of[g]; q >= 0 && s.psize[q] < 2*patchSize && s.keepsDisk(f, q, false) {
+				if q := ps.of[g]; q >= 0 && cl.psize[q] < 2*patchSize && cl.keepsDisk(f, q, false) {
 					ps.of[f] = q
-					s.psize[q]++
+					cl.psize[q]++
 					changed = true
 					break
 				}
 			}
 		}
 	}
-	for _, f := range order {
-		if ps.of[f] == -1 {
-			queue = grow1(f, int32(len(s.psize)), patchSize, queue)
-		}
-	}
-	s.growQueue = queue
-	// Renumber the non-empty patches (the kept ones keep their numbers)
-	// and list their faces (CSR), a kept patch's in its old order.
-	s.renum = grow(s.renum, len(s.psize))
+}
+
+// listPatches renumbers the non-empty patches (the kept ones keep their
+// numbers) and lists their faces (CSR: ps.start, ps.faces), a kept
+// patch's in its old order, and returns the number of patches. A kept
+// patch that took fragments is kept no longer (keptFrom −1).
+func (cl *culler) listPatches(order []int32) int {
+	ps := &cl.ps
+	cl.renum = grow(cl.renum, len(cl.psize))
 	np := 0
-	for p, n := range s.psize {
-		s.renum[p] = -1
+	for p, n := range cl.psize {
+		cl.renum[p] = -1
 		if n > 0 {
-			s.renum[p] = int32(np)
+			cl.renum[p] = int32(np)
 			np++
 		}
 	}
 	ps.start = grow(ps.start, np+1)
 	clear(ps.start)
-	for p, old := range s.keptFrom {
-		ps.start[p+1] = s.prev.start[old+1] - s.prev.start[old]
+	for p, old := range cl.keptFrom {
+		ps.start[p+1] = cl.prev.start[old+1] - cl.prev.start[old]
 	}
 	for _, f := range order {
-		ps.of[f] = s.renum[ps.of[f]]
+		ps.of[f] = cl.renum[ps.of[f]]
 		ps.start[ps.of[f]+1]++
 	}
 	for p := 1; p <= np; p++ {
 		ps.start[p] += ps.start[p-1]
 	}
 	ps.faces = grow(ps.faces, int(ps.start[np]))
-	for p, old := range s.keptFrom {
-		fs := s.prev.faces[s.prev.start[old]:s.prev.start[old+1]]
+	for p, old := range cl.keptFrom {
+		fs := cl.prev.faces[cl.prev.start[old]:cl.prev.start[old+1]]
 		copy(ps.faces[ps.start[p]:], fs)
 		ps.start[p] += int32(len(fs))
-		if s.psize[p] != int32(len(fs)) {
-			s.keptFrom[p] = -1 // it took fragments
+		if cl.psize[p] != int32(len(fs)) {
+			cl.keptFrom[p] = -1 // it took fragments
 		}
 	}
 	for _, f := range order {
@@ -414,12 +376,19 @@ func (s *Solver) buildPatches() {
 		ps.start[p] = ps.start[p-1]
 	}
 	ps.start[0] = 0
-	s.loop0.size(len(c.X))
-	for k := range s.traces {
-		a := &s.traces[k]
+	return np
+}
+
+// buildLevels makes the np patches level 0 of the hierarchy, with their
+// boundary loops and the certificates kept from the last build, and
+// groups the levels above, until a level merges nothing or maxLevels.
+func (cl *culler) buildLevels(np int) {
+	ps := &cl.ps
+	cl.loop0.size(len(cl.s.c.X))
+	for k := range cl.traces {
+		a := &cl.traces[k]
 		a.loop, a.verts, a.ref = a.loop[:0], a.verts[:0], a.ref[:0]
 	}
-	// Level 0: the patches.
 	for len(ps.levels) < 1 {
 		ps.levels = append(ps.levels, clusterLevel{})
 	}
@@ -431,13 +400,11 @@ func (s *Solver) buildPatches() {
 	for p := range L.ofPatch {
 		L.ofPatch[p] = int32(p)
 	}
-	s.finishLevel(0)
-	s.keepClusters(0)
-	// Levels above: groups of adjacent clusters, until a level merges
-	// nothing or maxLevels.
+	cl.finishLevel(0)
+	cl.keepClusters(0)
 	nl := 1
 	for ; nl < maxLevels; nl++ {
-		if !s.groupLevel(nl) {
+		if !cl.groupLevel(nl) {
 			break
 		}
 	}
@@ -450,8 +417,8 @@ func (s *Solver) buildPatches() {
 // while every cluster below it is, and on the gathering curtain that is
 // 32 % of the faces at level 1 and none above (recorded frames). Tracing
 // every level was half of a rebuild after a remesh.
-func (s *Solver) finishLevel(k int) {
-	L := &s.ps.levels[k]
+func (cl *culler) finishLevel(k int) {
+	L := &cl.ps.levels[k]
 	nc := len(L.start) - 1
 	L.loopStart, L.loop = L.loopStart[:0], L.loop[:0]
 	L.vstart, L.verts = L.vstart[:0], L.verts[:0]
@@ -460,19 +427,19 @@ func (s *Solver) finishLevel(k int) {
 		for id := 0; id < nc; id++ {
 			L.loopStart = append(L.loopStart, int32(len(L.loop)))
 			L.vstart[id] = int32(len(L.verts))
-			if id < len(s.keptFrom) && s.keptFrom[id] >= 0 {
+			if id < len(cl.keptFrom) && cl.keptFrom[id] >= 0 {
 				// A kept patch none of whose vertices is touched has the
 				// adjacency it had, so the same loop.
-				if oloop, overts, _ := s.prev.shape(&s.prevTraces, 0, s.keptFrom[id]); s.untouched(overts) {
+				if oloop, overts, _ := cl.prev.shape(&cl.prevTraces, 0, cl.keptFrom[id]); cl.untouched(overts) {
 					L.loop = append(L.loop, oloop...)
 					L.verts = append(L.verts, overts...)
 					continue
 				}
 			}
-			L.loop = s.boundaryLoop(&s.loop0, L.loop, k, int32(id))
+			L.loop = cl.boundaryLoop(&cl.loop0, L.loop, k, int32(id))
 			// Each cluster's vertex slots, in the order its faces name
 			// them first: boundaryLoop's list of those it saw.
-			L.verts = append(L.verts, s.loop0.seen...)
+			L.verts = append(L.verts, cl.loop0.seen...)
 		}
 		L.loopStart = append(L.loopStart, int32(len(L.loop)))
 		L.vstart[nc] = int32(len(L.verts))
@@ -492,7 +459,7 @@ func (s *Solver) finishLevel(k int) {
 }
 
 // traceRef is where the trace of a cluster above level 0 lies: in piece's
-// arena (s.traces), its loop at loop[loop0:loop1] and its vertex slots and
+// arena (cl.traces), its loop at loop[loop0:loop1] and its vertex slots and
 // their references at verts, ref[v0:v1]; piece −1 when not traced yet.
 type traceRef struct{ piece, loop0, loop1, v0, v1 int32 }
 
@@ -507,13 +474,14 @@ type traceArena struct {
 }
 
 // trace traces cluster id of level lv (above 0) into piece k's arena.
-func (s *Solver) trace(k, lv int, id int32) {
-	a := &s.traces[k]
+func (cl *culler) trace(k, lv int, id int32) {
+	s := cl.s
+	a := &cl.traces[k]
 	a.sc.size(len(s.c.X))
 	l0, v0 := len(a.loop), len(a.verts)
-	a.loop = s.boundaryLoop(&a.sc, a.loop, lv, id)
+	a.loop = cl.boundaryLoop(&a.sc, a.loop, lv, id)
 	a.verts = append(a.verts, a.sc.seen...)
-	s.ps.levels[lv].at[id] = a.seal(k, l0, v0)
+	cl.ps.levels[lv].at[id] = a.seal(k, l0, v0)
 }
 
 // seal makes room for the references of the vertex slots appended to
@@ -527,8 +495,8 @@ func (a *traceArena) seal(k, l0, v0 int) traceRef {
 // shape returns cluster id of level lv's boundary loop, vertex slots and
 // their reference positions: level 0's from finishLevel, the others' from
 // their trace (nil when not traced).
-func (s *Solver) shape(lv int, id int32) (loop, verts []int32, ref []geom.Vec3) {
-	return s.ps.shape(&s.traces, lv, id)
+func (cl *culler) shape(lv int, id int32) (loop, verts []int32, ref []geom.Vec3) {
+	return cl.ps.shape(&cl.traces, lv, id)
 }
 
 // shape is Solver.shape for partition p, whose traces are in arenas.
@@ -565,56 +533,57 @@ func (sc *loopScratch) size(nv int) {
 // groupLevel builds level k by grouping up to groupSize clusters of level
 // k−1 that are adjacent (share an edge), breadth-first in cluster order,
 // and reports whether it merged any.
-func (s *Solver) groupLevel(k int) bool {
-	c, ps := s.c, &s.ps
+func (cl *culler) groupLevel(k int) bool {
+	s := cl.s
+	c, ps := s.c, &cl.ps
 	if len(ps.levels) <= k {
 		ps.levels = append(ps.levels, clusterLevel{})
 	}
 	below, L := &ps.levels[k-1], &ps.levels[k]
 	nb := len(below.start) - 1
-	group := grow(s.renum, nb)
+	group := grow(cl.renum, nb)
 	for i := range group {
 		group[i] = -1
 	}
 	// The last build's clusters of this level whose children are all
 	// kept are kept, whole and first (keepClusters).
 	ng := int32(0)
-	keeping := len(s.keptFrom) > 0
-	size := s.gsize[:0] // per group: its clusters
-	if keeping && k < len(s.prev.levels) {
-		s.keptAs = grow(s.keptAs, len(s.prev.levels[k-1].start)-1)
-		for i := range s.keptAs {
-			s.keptAs[i] = -1
+	keeping := len(cl.keptFrom) > 0
+	size := cl.gsize[:0] // per group: its clusters
+	if keeping && k < len(cl.prev.levels) {
+		cl.keptAs = grow(cl.keptAs, len(cl.prev.levels[k-1].start)-1)
+		for i := range cl.keptAs {
+			cl.keptAs[i] = -1
 		}
-		for x, old := range s.keptFrom {
+		for x, old := range cl.keptFrom {
 			if old >= 0 {
-				s.keptAs[old] = int32(x)
+				cl.keptAs[old] = int32(x)
 			}
 		}
-		s.keptFrom = s.keptFrom[:0]
-		P := &s.prev.levels[k]
+		cl.keptFrom = cl.keptFrom[:0]
+		P := &cl.prev.levels[k]
 		for old := range len(P.start) - 1 {
 			kids := P.kids[P.kidStart[old]:P.kidStart[old+1]]
 			all := len(kids) >= groupSize/2
 			for _, x := range kids {
-				all = all && s.keptAs[x] >= 0
+				all = all && cl.keptAs[x] >= 0
 			}
 			if !all {
 				continue
 			}
 			for _, x := range kids {
-				group[s.keptAs[x]] = ng
+				group[cl.keptAs[x]] = ng
 			}
-			s.keptFrom = append(s.keptFrom, int32(old))
+			cl.keptFrom = append(cl.keptFrom, int32(old))
 			size = append(size, int32(len(kids)))
 			ng++
 		}
 	} else {
-		s.keptFrom = s.keptFrom[:0]
+		cl.keptFrom = cl.keptFrom[:0]
 	}
 	// Breadth-first over the other clusters below, their neighbours found
 	// through their faces' edges.
-	queue := s.groupQueue[:0]
+	queue := cl.groupQueue[:0]
 	for x := int32(0); x < int32(nb); x++ {
 		if group[x] >= 0 {
 			continue
@@ -640,13 +609,13 @@ func (s *Solver) groupLevel(k int) bool {
 		// level 1 per patch on the adaptive sphere, against 0.27 when
 		// every build started afresh.)
 		if keeping && len(queue) < groupSize {
-			if h := s.roomyNeighbour(below, group, size, queue, ng); h >= 0 {
+			if h := cl.roomyNeighbour(below, group, size, queue, ng); h >= 0 {
 				for _, y := range queue {
 					group[y] = h
 				}
 				size[h] += int32(len(queue))
-				if int(h) < len(s.keptFrom) {
-					s.keptFrom[h] = -1
+				if int(h) < len(cl.keptFrom) {
+					cl.keptFrom[h] = -1
 				}
 				continue
 			}
@@ -654,7 +623,7 @@ func (s *Solver) groupLevel(k int) bool {
 		size = append(size, int32(len(queue)))
 		ng++
 	}
-	s.groupQueue, s.renum, s.gsize = queue, group, size
+	cl.groupQueue, cl.renum, cl.gsize = queue, group, size
 	if int(ng) == nb {
 		return false
 	}
@@ -672,15 +641,16 @@ func (s *Solver) groupLevel(k int) bool {
 	}
 	// Each cluster's children, in order (childrenSafe).
 	L.kidStart, L.kids = groupBy(group, int(ng), L.kidStart, L.kids)
-	s.finishLevel(k)
-	s.keepClusters(k)
+	cl.finishLevel(k)
+	cl.keepClusters(k)
 	return true
 }
 
 // roomyNeighbour returns a group other than ng (the group of the
 // clusters in queue) beside them whose clusters and theirs make at most
 // groupSize, or −1.
-func (s *Solver) roomyNeighbour(below *clusterLevel, group, size, queue []int32, ng int32) int32 {
+func (cl *culler) roomyNeighbour(below *clusterLevel, group, size, queue []int32, ng int32) int32 {
+	s := cl.s
 	for _, x := range queue {
 		for _, f := range below.faces[below.start[x]:below.start[x+1]] {
 			for _, g := range s.adj[f] {
@@ -698,7 +668,8 @@ func (s *Solver) roomyNeighbour(below *clusterLevel, group, size, queue []int32,
 
 // allSame reports whether every face of fs is as it was at the last
 // build (s.fsame).
-func (s *Solver) allSame(fs []int32) bool {
+func (cl *culler) allSame(fs []int32) bool {
+	s := cl.s
 	for _, f := range fs {
 		if int(f) >= len(s.fsame) || !s.fsame[f] {
 			return false
@@ -708,7 +679,7 @@ func (s *Solver) allSame(fs []int32) bool {
 }
 
 // keepClusters carries the certificates of the clusters of level lv that
-// the rebuild kept (s.keptFrom: the same faces as a cluster of the last
+// the rebuild kept (cl.keptFrom: the same faces as a cluster of the last
 // build, whose children were kept too) over from the last build: the
 // reference, slack and call of each one that had a certificate, once its
 // boundary loop and vertex slots, found again (traced, above level 0),
@@ -726,35 +697,35 @@ func (s *Solver) allSame(fs []int32) bool {
 // partition now depends on the remeshes' history, not only on the
 // current faces; which near neighbours are tested depends on it, as it
 // did on the face numbering.
-func (s *Solver) keepClusters(lv int) {
-	if len(s.keptFrom) == 0 {
+func (cl *culler) keepClusters(lv int) {
+	if len(cl.keptFrom) == 0 {
 		return
 	}
-	L, P := &s.ps.levels[lv], &s.prev.levels[lv]
+	L, P := &cl.ps.levels[lv], &cl.prev.levels[lv]
 	nc := len(L.start) - 1
-	for id, old := range s.keptFrom {
+	for id, old := range cl.keptFrom {
 		if old < 0 || !(P.eps[old] > 0) || lv > 0 && P.at[old].piece < 0 {
 			continue
 		}
-		oloop, overts, oref := s.prev.shape(&s.prevTraces, lv, old)
+		oloop, overts, oref := cl.prev.shape(&cl.prevTraces, lv, old)
 		if lv > 0 {
 			// Traced in the arena of the piece that certifies it: copied
 			// where no vertex is touched (the adjacency is as it was),
 			// traced again where one is.
 			k := parallel.PieceOf(id, nc)
-			if s.untouched(overts) {
-				a := &s.traces[k]
+			if cl.untouched(overts) {
+				a := &cl.traces[k]
 				l0, v0 := len(a.loop), len(a.verts)
 				a.loop, a.verts = append(a.loop, oloop...), append(a.verts, overts...)
 				L.at[id] = a.seal(k, l0, v0)
 			} else {
-				s.trace(k, lv, int32(id))
+				cl.trace(k, lv, int32(id))
 			}
 		}
-		loop, verts, ref := s.shape(lv, int32(id))
+		loop, verts, ref := cl.shape(lv, int32(id))
 		if !slices.Equal(loop, oloop) || !slices.Equal(verts, overts) {
 			if lv > 0 {
-				a := &s.traces[L.at[id].piece]
+				a := &cl.traces[L.at[id].piece]
 				t := L.at[id]
 				a.loop, a.verts, a.ref = a.loop[:t.loop0], a.verts[:t.v0], a.ref[:t.v0]
 				L.at[id] = traceRef{piece: -1}
@@ -769,7 +740,8 @@ func (s *Solver) keepClusters(lv int) {
 // untouched reports whether no vertex of verts is touched by the changes
 // since the last build (touchedVertices; false when every face's
 // adjacency was found again).
-func (s *Solver) untouched(verts []int32) bool {
+func (cl *culler) untouched(verts []int32) bool {
+	s := cl.s
 	if s.topoAll {
 		return false
 	}
@@ -813,9 +785,10 @@ func groupBy(key []int32, n int, start, items []int32) ([]int32, []int32) {
 // a disk: g shares two or three edges with it, or one edge and its third
 // vertex is not in the patch yet (one edge and a vertex already in it
 // would pinch the patch or enclose a hole). growing: id is the patch
-// being grown, whose vertices s.growing marks.
-func (s *Solver) keepsDisk(g, id int32, growing bool) bool {
-	ps := &s.ps
+// being grown, whose vertices cl.growing marks.
+func (cl *culler) keepsDisk(g, id int32, growing bool) bool {
+	s := cl.s
+	ps := &cl.ps
 	t := s.c.Tris[g]
 	shared, opp := 0, int32(-1)
 	for k := 0; k < 3; k++ {
@@ -828,7 +801,7 @@ func (s *Solver) keepsDisk(g, id int32, growing bool) bool {
 		return shared >= 2
 	}
 	if growing {
-		return s.growing[opp] != id
+		return cl.growing[opp] != id
 	}
 	for _, f := range s.vfList[s.vfStart[opp]:s.vfStart[opp+1]] {
 		if ps.of[f] == id {
@@ -839,7 +812,7 @@ func (s *Solver) keepsDisk(g, id int32, growing bool) bool {
 }
 
 // patchFaces returns patch p's faces.
-func (ps *patchSet) patchFaces(p int32) []int32 { return ps.faces[ps.start[p]:ps.start[p+1]] }
+func (ps *partition) patchFaces(p int32) []int32 { return ps.faces[ps.start[p]:ps.start[p+1]] }
 
 // boundaryLoop appends to dst the boundary loop of cluster id of level k,
 // the vertex slots in the faces' orientation, when it is a topological
@@ -848,8 +821,9 @@ func (ps *patchSet) patchFaces(p int32) []int32 { return ps.faces[ps.start[p]:ps
 // unchanged. Either way it leaves in sc.seen the cluster's vertex slots,
 // in the order its faces name them first. It uses sc.nextV (all −1) and
 // sc.vmark (all false) and leaves them so.
-func (s *Solver) boundaryLoop(sc *loopScratch, dst []int32, k int, id int32) []int32 {
-	c, L := s.c, &s.ps.levels[k]
+func (cl *culler) boundaryLoop(sc *loopScratch, dst []int32, k int, id int32) []int32 {
+	s := cl.s
+	c, L := s.c, &cl.ps.levels[k]
 	touched, seen := sc.touched[:0], sc.seen[:0]
 	nb, ok := 0, true
 	start := int32(-1)
@@ -928,10 +902,11 @@ func (s *Solver) boundaryLoop(sc *loopScratch, dst []int32, k int, id int32) []i
 // The integer invariants (winding, turning) cannot change along a path of
 // shapes inside the slack, since every face stays positive and no two
 // boundary segments fold onto each other on the way.
-func (s *Solver) certifyShape(k, lv int, id int32) float64 {
-	c, ps := s.c, &s.ps
+func (cl *culler) certifyShape(k, lv int, id int32) float64 {
+	s := cl.s
+	c, ps := s.c, &cl.ps
 	L := &ps.levels[lv]
-	loop, verts, ref := s.shape(lv, id)
+	loop, verts, ref := cl.shape(lv, id)
 	nb := len(loop)
 	if nb < 3 {
 		return 0
@@ -970,7 +945,7 @@ func (s *Solver) certifyShape(k, lv int, id int32) float64 {
 	}
 	u = u.Sub(n.Scale(n.Dot(u))).Unit()
 	w := n.Cross(u)
-	sc := &ps.scratch[k]
+	sc := &cl.scratch[k]
 	sc.proj = grow(sc.proj, nb)
 	P := sc.proj
 	var cen [2]float64
@@ -1023,7 +998,7 @@ func starSlack(P [][2]float64, c [2]float64) float64 {
 // simpleSlack returns the slack, at most cap, of the simple closed polygon
 // P by the general bounds of certifyShape (non-adjacent segments apart,
 // adjacent ones not folding, turning 2π), or 0.
-func simpleSlack(sc *patchScratch, P [][2]float64, cap float64) float64 {
+func simpleSlack(sc *certScratch, P [][2]float64, cap float64) float64 {
 	nb := len(P)
 	eps := cap
 	// Adjacent segments: γ = 2π − θ = π + φ, with φ the turning angle.
@@ -1103,8 +1078,9 @@ func simpleSlack(sc *patchScratch, P [][2]float64, cap float64) float64 {
 // call, each try visiting all their faces. (Its effect on the gathering
 // curtain was within the machine's noise: 22.4, 22.7 and 25.0 ms of
 // collisions per step with four levels, eight, and eight with it.)
-func (s *Solver) retryDist(lv int, id int32) float64 {
-	if e := s.ps.levels[lv].eps[id]; e > 0 {
+func (cl *culler) retryDist(lv int, id int32) float64 {
+	s := cl.s
+	if e := cl.ps.levels[lv].eps[id]; e > 0 {
 		return 0.5 * e
 	}
 	return 0.25 * s.cellLen
@@ -1112,9 +1088,10 @@ func (s *Solver) retryDist(lv int, id int32) float64 {
 
 // nearRef reports whether every vertex of cluster id of level lv lies
 // within tol of its reference at x^n, after the mean translation.
-func (s *Solver) nearRef(lv int, id int32, tol float64) bool {
+func (cl *culler) nearRef(lv int, id int32, tol float64) bool {
+	s := cl.s
 	c := s.c
-	_, verts, ref := s.shape(lv, id)
+	_, verts, ref := cl.shape(lv, id)
 	var t geom.Vec3
 	for i, v := range verts {
 		t = t.Add(c.X[v].Sub(ref[i]))
@@ -1135,13 +1112,14 @@ func (s *Solver) nearRef(lv int, id int32, tol float64) bool {
 // away. Between the ends the deviation from the reference (less the
 // translation interpolated linearly) is a convex combination of the ends',
 // so no larger.
-func (s *Solver) withinSlack(lv int, id int32) bool {
-	c, L := s.c, &s.ps.levels[lv]
+func (cl *culler) withinSlack(lv int, id int32) bool {
+	s := cl.s
+	c, L := s.c, &cl.ps.levels[lv]
 	eps := L.eps[id]
 	if !(eps > 0) {
 		return false
 	}
-	_, verts, ref := s.shape(lv, id)
+	_, verts, ref := cl.shape(lv, id)
 	dt := s.dt
 	var t0, t1 geom.Vec3
 	for i, v := range verts {
@@ -1178,40 +1156,43 @@ func segmentDistance2(p0, p1, q0, q1 [2]float64) float64 {
 // (withinSlack); the others are certified again at x^n (certifyShape).
 // A resting or slowly deforming cloth so keeps its certificates from step
 // to step.
-func (s *Solver) certifyPatches(all bool) {
-	s.allCert = all
-	for s.certLevel = range s.ps.levels {
-		parallel.ForChunksBalanced(len(s.ps.levels[s.certLevel].start)-1, s.certifyFn)
+func (cl *culler) certifyPatches(all bool) {
+	cl.allCert = all
+	for cl.certLevel = range cl.ps.levels {
+		parallel.ForChunksBalanced(len(cl.ps.levels[cl.certLevel].start)-1, cl.certifyFn)
 	}
 }
 
-func (s *Solver) certifyChunk(k, lo, hi int) {
-	lv := s.certLevel
-	L := &s.ps.levels[lv]
+// certifyChunk is certifyPatches for clusters [lo, hi) of level
+// certLevel, in piece k (whose trace arena and scratch it uses).
+func (cl *culler) certifyChunk(k, lo, hi int) {
+	s := cl.s
+	lv := cl.certLevel
+	L := &cl.ps.levels[lv]
 	for id := lo; id < hi; id++ {
-		if !s.allCert && !L.redo[id] {
+		if !cl.allCert && !L.redo[id] {
 			continue
 		}
-		if !s.childrenSafe(lv, int32(id)) {
+		if !cl.childrenSafe(lv, int32(id)) {
 			L.safe[id] = false
 			continue
 		}
 		if lv > 0 && L.at[id].piece < 0 {
-			s.trace(k, lv, int32(id))
+			cl.trace(k, lv, int32(id))
 		}
 		switch {
-		case s.withinSlack(lv, int32(id)):
+		case cl.withinSlack(lv, int32(id)):
 			L.safe[id] = true
 		case L.refCall[id] == s.calls:
 			L.safe[id] = false // certified at x^n already: the motion leaves the slack
-		case L.refCall[id] >= 0 && s.nearRef(lv, int32(id), s.retryDist(lv, int32(id))):
+		case L.refCall[id] >= 0 && cl.nearRef(lv, int32(id), cl.retryDist(lv, int32(id))):
 			// x^n has hardly moved from the last reference: a certificate
 			// made here would fail, or not hold this motion, as that one.
 			L.safe[id] = false
 		default:
-			L.eps[id] = s.certifyShape(k, lv, int32(id))
+			L.eps[id] = cl.certifyShape(k, lv, int32(id))
 			L.refCall[id] = s.calls
-			L.safe[id] = s.withinSlack(lv, int32(id))
+			L.safe[id] = cl.withinSlack(lv, int32(id))
 		}
 	}
 }
@@ -1219,261 +1200,17 @@ func (s *Solver) certifyChunk(k, lo, hi int) {
 // childrenSafe reports whether every cluster of level lv−1 inside cluster
 // id of level lv is certified (true at level 0): a cluster that holds an
 // uncertified one would fail its own test.
-func (s *Solver) childrenSafe(lv int, id int32) bool {
+func (cl *culler) childrenSafe(lv int, id int32) bool {
 	if lv == 0 {
 		return true
 	}
-	L, below := &s.ps.levels[lv], &s.ps.levels[lv-1]
+	L, below := &cl.ps.levels[lv], &cl.ps.levels[lv-1]
 	for _, x := range L.kids[L.kidStart[id]:L.kidStart[id+1]] {
 		if !below.safe[x] {
 			return false
 		}
 	}
 	return true
-}
-
-// culledPatchPair reports whether patches p and q (p == q: one patch) lie
-// in one certified cluster at some level.
-func (s *Solver) culledPatchPair(p, q int32) bool {
-	for k := range s.ps.levels {
-		L := &s.ps.levels[k]
-		if a := L.ofPatch[p]; a == L.ofPatch[q] && L.safe[a] {
-			return true
-		}
-	}
-	return false
-}
-
-// culledPair reports whether cloth faces f and g lie in one certified
-// cluster.
-func (s *Solver) culledPair(f, g int32) bool {
-	return s.culledPatchPair(s.ps.of[f], s.ps.of[g])
-}
-
-// patchBoxes sets each patch's box (ps.g.lo, hi) to the union of its
-// faces' boxes s.self.lo, hi and returns the mean of the boxes' largest
-// extents (the patch grid's cell side).
-func (s *Solver) patchBoxes() float64 {
-	ps := &s.ps
-	np := len(ps.start) - 1
-	ps.g.lo, ps.g.hi = grow(ps.g.lo, np), grow(ps.g.hi, np)
-	sum := 0.0
-	for p := 0; p < np; p++ {
-		fs := ps.patchFaces(int32(p))
-		lo, hi := s.self.lo[fs[0]], s.self.hi[fs[0]]
-		for _, f := range fs[1:] {
-			lo, hi = vmin(lo, s.self.lo[f]), vmax(hi, s.self.hi[f])
-		}
-		ps.g.lo[p], ps.g.hi[p] = lo, hi
-		d := hi.Sub(lo)
-		sum += max(d.X, d.Y, d.Z)
-	}
-	if np == 0 || !(sum > 0) {
-		return 1
-	}
-	return sum / float64(np)
-}
-
-// selfPatches is the cloth–cloth query of the proximity pass: certify every
-// patch for the velocities v^{n+½}, list the pairs of patches whose boxes
-// overlap (patchPairsChunk), and test their triangle pairs
-// (patchTestChunk), which become the call's candidate pairs.
-func (s *Solver) selfPatches() {
-	ps := &s.ps
-	np := len(ps.start) - 1
-	s.certifyPatches(true)
-	ps.g.build(s.patchCell)
-	parallel.ForChunksBalanced(np, s.patchPairsFn)
-	parallel.ForPieces(s.patchTestFn)
-}
-
-// patchPairsChunk lists, for the patches p ∈ [lo, hi), the patch pairs
-// (p, p) and (p, q), q > p, whose boxes overlap: to test (ps.pp) or, when
-// a certified cluster holds both, culled (ps.culled).
-func (s *Solver) patchPairsChunk(k, lo, hi int) {
-	ps := &s.ps
-	g := &ps.g
-	out, cul := ps.pp[k][:0], ps.culled[k][:0]
-	for p := lo; p < hi; p++ {
-		if pr := (patchPair{int32(p), int32(p)}); s.culledPatchPair(pr.a, pr.b) {
-			cul = append(cul, pr)
-		} else {
-			out = append(out, pr)
-		}
-		for q := range g.overlapping(g.lo[p], g.hi[p]) {
-			if q <= int32(p) {
-				continue
-			}
-			if pr := (patchPair{int32(p), q}); s.culledPatchPair(pr.a, pr.b) {
-				cul = append(cul, pr)
-			} else {
-				out = append(out, pr)
-			}
-		}
-	}
-	ps.pp[k], ps.culled[k] = out, cul
-}
-
-// patchTestChunk runs narrowSelf on the triangle pairs of the patch pairs
-// of pieces [lo, hi) whose boxes (s.self) overlap: inside a patch every
-// pair once; across two patches the faces of each that meet the other's
-// box, paired. Each list is sorted by the boxes' lower x, so that a face's
-// partners are scanned only up to the first beyond its box (a sweep along
-// x). Each pair is kept as a candidate of the call (s.cand).
-func (s *Solver) patchTestChunk(_, lo, hi int) {
-	ps := &s.ps
-	for l := lo; l < hi; l++ {
-		// The piece's lists are appended to through local headers and
-		// stored once: the pieces' headers share cache lines, and the
-		// cores writing them at every pair made each append a cache miss
-		// (it halved the folded sheet's proximity query, BenchmarkKernels).
-		out, cands, groups := s.chunk[l], s.cand[l], s.candGroups[l]
-		fa, fb := ps.scratch[l].a, ps.scratch[l].b
-		for _, pr := range ps.pp[l] {
-			start := len(cands)
-			if pr.a == pr.b {
-				fa = s.sortByLoX(append(fa[:0], ps.patchFaces(pr.a)...))
-				for i, f := range fa {
-					s.sweepPairs(&out, &cands, f, fa[i+1:])
-				}
-			} else {
-				fa = s.facesMeeting(fa[:0], pr.a, pr.b)
-				fb = s.sortByLoX(s.facesMeeting(fb[:0], pr.b, pr.a))
-				for _, f := range fa {
-					s.sweepPairs(&out, &cands, f, fb)
-				}
-			}
-			if len(cands) > start {
-				d := cands[start].d
-				for _, cd := range cands[start+1:] {
-					d = min(d, cd.d)
-				}
-				groups = append(groups, candGroup{int32(start), int32(len(cands)), pr.a, pr.b, d})
-			}
-		}
-		s.chunk[l], s.cand[l], s.candGroups[l] = out, cands, groups
-		ps.scratch[l].a, ps.scratch[l].b = fa, fb
-	}
-}
-
-// sortByLoX sorts faces by the lower x of their boxes (s.self), by
-// insertion: the lists are a patch or less.
-func (s *Solver) sortByLoX(fs []int32) []int32 {
-	lo := s.self.lo
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && lo[fs[j]].X < lo[fs[j-1]].X; j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
-	return fs
-}
-
-// sweepPairs runs narrowSelf on face f and each of the faces gs (sorted by
-// sortByLoX) whose box (s.self) meets f's, up to the first whose box starts
-// beyond f's along x, writing to out, and keeps each such pair as a
-// candidate of the call (cands). A partner that shares a vertex with f,
-// whose star keeps its faces' primitives at least h apart (starBound),
-// is kept with that bound and not tested: nothing in it is within h.
-func (s *Solver) sweepPairs(out *[]pair, cands *[]cand, f int32, gs []int32) {
-	lo, hi := s.self.lo, s.self.hi
-	flo, fhi := lo[f], hi[f]
-	ft, tris, th := s.c.Tris[f], s.c.Tris, s.p.Thickness
-	// The bounds hold at x^n: in the proximity pass only (a CCD pass
-	// without one before it, the kernel benchmarks', tests every pair).
-	stars := s.mode == modeProximity && !testNoShortcuts
-	lastV, lastB := int32(-1), 0.0 // consecutive partners often share the same vertex
-	for _, g := range gs {
-		glo := lo[g]
-		if glo.X > fhi.X {
-			return
-		}
-		if !boxesMeet(flo, fhi, glo, hi[g]) {
-			continue
-		}
-		d := 0.0
-		if v := sharedVertex(ft, tris[g]); v == lastV {
-			d = lastB
-		} else if v >= 0 && stars {
-			d = s.starBound(v)
-			lastV, lastB = v, d
-		}
-		if !(d >= th) {
-			d = s.narrowSelf(out, f, g)
-		}
-		*cands = append(*cands, cand{f, g, -1, d})
-	}
-}
-
-// facesMeeting appends to dst the faces of patch a whose boxes (s.self)
-// overlap patch b's box.
-func (s *Solver) facesMeeting(dst []int32, a, b int32) []int32 {
-	blo, bhi := s.ps.g.lo[b], s.ps.g.hi[b]
-	for _, f := range s.ps.patchFaces(a) {
-		if boxesMeet(s.self.lo[f], s.self.hi[f], blo, bhi) {
-			dst = append(dst, f)
-		}
-	}
-	return dst
-}
-
-// recertify runs before a CCD pass with self-collision: it certifies again
-// the clusters with a vertex whose velocity changed in the last pass, and
-// turns every patch pair the proximity pass culled that no certificate
-// covers now into candidate pairs (the triangle pairs whose boxes of that
-// pass overlapped; distance bound 0, since the pass did not measure it),
-// once. A pair whose faces kept their velocities needs no test in this
-// pass even then: the old certificate covered exactly its trajectories.
-func (s *Solver) recertify() {
-	c, ps := s.c, &s.ps
-	any := false
-	for k := range ps.levels {
-		clear(ps.levels[k].redo)
-	}
-	for f, t := range c.Tris {
-		if t[0] >= 0 && (s.dirty[t[0]] || s.dirty[t[1]] || s.dirty[t[2]]) {
-			for k := range ps.levels {
-				L := &ps.levels[k]
-				L.redo[L.label[f]] = true
-			}
-			any = true
-		}
-	}
-	if !any {
-		return
-	}
-	s.certifyPatches(false)
-	for l := range ps.culled {
-		kept := ps.culled[l][:0]
-		for _, pr := range ps.culled[l] {
-			if s.culledPatchPair(pr.a, pr.b) {
-				kept = append(kept, pr)
-				continue
-			}
-			if pr.a == pr.b {
-				fs := ps.patchFaces(pr.a)
-				for i, f := range fs {
-					for _, g := range fs[i+1:] {
-						s.addLost(l, f, g)
-					}
-				}
-				continue
-			}
-			for _, f := range ps.patchFaces(pr.a) {
-				for _, g := range ps.patchFaces(pr.b) {
-					s.addLost(l, f, g)
-				}
-			}
-		}
-		ps.culled[l] = kept
-	}
-}
-
-// addLost keeps faces f and g as a candidate pair of piece l when their
-// proximity boxes (s.candLo, candHi) overlapped.
-func (s *Solver) addLost(l int, f, g int32) {
-	if boxesMeet(s.candLo[f], s.candHi[f], s.candLo[g], s.candHi[g]) {
-		s.cand[l] = append(s.cand[l], cand{f, g, -1, 0})
-	}
 }
 
 // next returns i + 1 modulo n.

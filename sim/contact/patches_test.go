@@ -10,13 +10,19 @@ import (
 	"drape/sim/parallel"
 )
 
+// This file tests the certificates (patches.go) with the test's own
+// intersection predicate over the step, on random and adversarial shapes
+// and a hierarchy; the partition, ownership and topology after changes of
+// the faces against a build from scratch; the traces and the certificates
+// kept across rebuilds; and patchFar's bound.
+
 // certifiedPatches builds the solver's topology and patches for c over a
 // step of dt and certifies every patch for c's velocities.
 func certifiedPatches(c *Cloth, dt float64) *Solver {
 	s := NewSolver()
 	s.c, s.dt, s.p = c, dt, DefaultParams()
 	s.clothTopology()
-	s.certifyPatches(true)
+	s.cull.certifyPatches(true)
 	return s
 }
 
@@ -100,7 +106,7 @@ func TestCertificateRandom(t *testing.T) {
 			}.Scale(vamp)
 		}
 		s := certifiedPatches(c, dt)
-		ps := &s.ps
+		ps := &s.cull.ps
 		for lv := range ps.levels {
 			L := &ps.levels[lv]
 			for id := int32(0); id < int32(len(L.start)-1); id++ {
@@ -202,7 +208,7 @@ func TestCertificateAdversarial(t *testing.T) {
 				t.Fatalf("the test shape intersects itself: %v, want %v", got, tc.crosses)
 			}
 			s := certifiedPatches(c, dt)
-			ps := &s.ps
+			ps := &s.cull.ps
 			if len(ps.start)-1 != 1 {
 				t.Fatalf("%d patches, want the whole shape in one", len(ps.start)-1)
 			}
@@ -225,7 +231,7 @@ func TestCertificateAdversarial(t *testing.T) {
 // normals within a narrow cone about +z): each 24-face patch is a short
 // arc of it, a graph, and must be certified; the clusters above that hold
 // the crossing turns must not be, and the pairs across them must stay
-// candidates (culledPair false).
+// candidates (culler.culled false).
 func TestCertificateHierarchy(t *testing.T) {
 	const dt, r, w, n = 0.005, 0.1, 0.02, 48
 	c := strip(n, func(i, j int) geom.Vec3 {
@@ -241,7 +247,7 @@ func TestCertificateHierarchy(t *testing.T) {
 		t.Fatal("the helix does not cut through itself: the test checks nothing")
 	}
 	s := certifiedPatches(c, dt)
-	ps := &s.ps
+	ps := &s.cull.ps
 	if len(ps.levels) < 2 {
 		t.Fatalf("%d levels, want patches and a level above", len(ps.levels))
 	}
@@ -260,7 +266,7 @@ func TestCertificateHierarchy(t *testing.T) {
 	}
 	// The first and last faces overlap in projection (the turns cross):
 	// their pair must not be culled.
-	if s.culledPair(0, int32(len(c.Tris)-1)) {
+	if s.cull.culled(0, int32(len(c.Tris)-1)) {
 		t.Error("the pair of the two ends is culled")
 	}
 }
@@ -288,13 +294,13 @@ func TestFoldOver(t *testing.T) {
 		if n := selfCrossings(c.X, c.Tris); n > 0 {
 			t.Fatalf("step %d: %d intersecting pairs (stats %+v)", step, n, st)
 		}
-		for p := range s.ps.levels[0].safe {
-			if s.ps.levels[0].safe[p] {
+		for p := range s.cull.ps.levels[0].safe {
+			if s.cull.ps.levels[0].safe[p] {
 				certified++
 			}
 		}
 	}
-	t.Logf("self proximity %d, CCD hits %d, zones %d; %d patch certificates over the run (%d patches)", sum.SelfProximity, sum.CCDHits, sum.Zones, certified, len(s.ps.levels[0].safe))
+	t.Logf("self proximity %d, CCD hits %d, zones %d; %d patch certificates over the run (%d patches)", sum.SelfProximity, sum.CCDHits, sum.Zones, certified, len(s.cull.ps.levels[0].safe))
 	if sum.CCDHits == 0 || sum.SelfProximity == 0 || certified == 0 {
 		t.Error("the layers never met, or nothing was certified: the test checks nothing")
 	}
@@ -320,7 +326,7 @@ func TestRecertify(t *testing.T) {
 	s := kernelSolver(c, nil, p)
 	s.mode = modeProximity
 	s.detect()
-	if !s.ps.levels[0].safe[0] {
+	if !s.cull.ps.levels[0].safe[0] {
 		t.Fatal("the resting strip is not certified: the test checks nothing")
 	}
 	// The last quad (vertices 22–25) swings back over the strip and down
@@ -345,7 +351,7 @@ func TestRecertify(t *testing.T) {
 	if n := s.detect(); n == 0 {
 		t.Error("the CCD pass found no collision: the stale certificate culled it")
 	}
-	if s.ps.levels[0].safe[0] {
+	if s.cull.ps.levels[0].safe[0] {
 		t.Error("the patch is still certified")
 	}
 }
@@ -430,14 +436,14 @@ func TestPatchFarSound(t *testing.T) {
 	p := DefaultParams()
 	p.SelfCollision = true
 	s := kernelSolver(c, nil, p)
-	np := len(s.ps.start) - 1
-	s.pmove, s.prad = grow(s.pmove, np), grow(s.prad, np)
-	s.patchMotionChunk(0, 0, np)
+	np := len(s.cull.ps.start) - 1
+	s.cull.pmove, s.cull.prad = grow(s.cull.pmove, np), grow(s.cull.prad, np)
+	s.cull.patchMotionChunk(0, 0, np)
 	ruled := 0
 	for n := 0; n < 200000; n++ {
 		f, g := int32(rng.IntN(len(c.Tris))), int32(rng.IntN(len(c.Tris)))
 		d := 0.01 * rng.Float64()
-		if !s.patchFar(f, g, d) {
+		if !s.cull.patchFar(f, g, d) {
 			continue
 		}
 		ruled++
@@ -575,7 +581,7 @@ func TestTracedShapes(t *testing.T) {
 		}
 	}
 	s := certifiedPatches(c, dt)
-	ps := &s.ps
+	ps := &s.cull.ps
 	if len(ps.levels) < 3 {
 		t.Fatalf("%d levels, want at least three", len(ps.levels))
 	}
@@ -641,14 +647,14 @@ func TestTracedShapes(t *testing.T) {
 // trace must lie in the arena of the piece that certifies the cluster.
 func checkShape(t *testing.T, s *Solver, lv int, id int32) {
 	t.Helper()
-	c, L := s.c, &s.ps.levels[lv]
+	c, L := s.c, &s.cull.ps.levels[lv]
 	nc := len(L.start) - 1
 	if lv > 0 {
 		if k := int(L.at[id].piece); k != parallel.PieceOf(int(id), nc) {
 			t.Errorf("level %d cluster %d of %d: traced in piece %d's arena", lv, id, nc, k)
 		}
 	}
-	loop, verts, ref := s.shape(lv, id)
+	loop, verts, ref := s.cull.shape(lv, id)
 	fs := L.faces[L.start[id]:L.start[id+1]]
 	// The cluster's vertex slots in the order its faces name them
 	// first, and its boundary: edges whose reverse no face of it has.
@@ -766,10 +772,10 @@ func TestKeptClusters(t *testing.T) {
 		}
 		s.calls++
 		s.clothTopology()
-		s.certifyPatches(true)
+		s.cull.certifyPatches(true)
 		checkPartition(t, s)
-		for lv := range s.ps.levels {
-			L := &s.ps.levels[lv]
+		for lv := range s.cull.ps.levels {
+			L := &s.cull.ps.levels[lv]
 			for id := int32(0); id < int32(len(L.start)-1); id++ {
 				if !(L.eps[id] > 0) {
 					continue
@@ -780,13 +786,13 @@ func TestKeptClusters(t *testing.T) {
 					freshCerts++
 				}
 				checkShape(t, s, lv, id)
-				loop, verts, ref := s.shape(lv, id)
+				loop, verts, ref := s.cull.shape(lv, id)
 				// boundaryLoop's reading now: it also refuses a cluster
 				// with a non-manifold edge, which the test's reading
 				// does not see.
 				var sc loopScratch
 				sc.size(len(c.X))
-				if now := s.boundaryLoop(&sc, nil, lv, id); !slices.Equal(now, loop) || !slices.Equal(sc.seen, verts) {
+				if now := s.cull.boundaryLoop(&sc, nil, lv, id); !slices.Equal(now, loop) || !slices.Equal(sc.seen, verts) {
 					t.Fatalf("round %d: level %d cluster %d: loop %v and vertex slots %v, found now %v and %v", round, lv, id, loop, verts, now, sc.seen)
 				}
 				for i, v := range verts {
@@ -794,7 +800,7 @@ func TestKeptClusters(t *testing.T) {
 						t.Fatalf("round %d: level %d cluster %d: reference of vertex %d is %v, the vertex is at %v", round, lv, id, v, ref[i], c.X[v])
 					}
 				}
-				if eps := s.certifyShape(0, lv, id); eps != L.eps[id] {
+				if eps := s.cull.certifyShape(0, lv, id); eps != L.eps[id] {
 					t.Fatalf("round %d: level %d cluster %d: slack %g, certified now %g", round, lv, id, L.eps[id], eps)
 				}
 			}
@@ -821,7 +827,7 @@ func facesUp(c *Cloth, t [3]int32) bool {
 // children, with labels that agree.
 func checkPartition(t *testing.T, s *Solver) {
 	t.Helper()
-	ps := &s.ps
+	ps := &s.cull.ps
 	seen := make([]int, len(s.c.Tris))
 	for p := int32(0); p < int32(len(ps.start)-1); p++ {
 		for _, f := range ps.patchFaces(p) {

@@ -6,6 +6,12 @@ import (
 	"drape/sim/geom"
 )
 
+// This file holds the response to a pair: the impulse along its normal
+// that raises the relative normal velocity to a target, inelastic plus
+// repulsion for a proximity pair (Bridson et al. 2002 §7.1) or a small
+// separation for a CCD collision, and Coulomb friction on the tangential
+// velocity (§7.2), all mass-weighted, bodies having infinite mass.
+
 // pointVel returns the velocity and inverse mass of point k of a pair (a
 // body's points have infinite mass).
 func (s *Solver) pointVel(pr *pair, k int) (geom.Vec3, float64) {

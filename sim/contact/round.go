@@ -6,10 +6,10 @@ import (
 	"drape/sim/geom"
 )
 
-// Round bodies: a sphere or a capsule, the points within a radius R of a
-// core segment (a point for a sphere), handled analytically instead of
-// through their tessellation. Bender & Deul §6 treat every object as a
-// triangle mesh; for these two shapes the distance from a cloth vertex or
+// This file handles round bodies: a sphere or a capsule, the points
+// within a radius R of a core segment (a point for a sphere), analytically
+// instead of through their tessellation. Bender & Deul §6 treat every
+// object as a triangle mesh; for these two shapes the distance from a cloth vertex or
 // face to the solid is the distance to the core minus R, so one test per
 // cloth vertex and per cloth face replaces the tests against the few dozen
 // mesh triangles a cloth face overlaps (on the sphere scene that was most
@@ -221,7 +221,7 @@ func (s *Solver) detectRoundFaceChunk(k, lo, hi int) {
 		x0, x1, x2 := c.X[t[0]], c.X[t[1]], c.X[t[2]]
 		var d0, u float64
 		var w [3]float64
-		if !ccd || st.faceD0Call[f] != s.calls || testNoShortcuts {
+		if !ccd || st.faceD0Call[f] != s.calls || s.testNoBounds {
 			d0, u, w = segmentTriangle(bd.Core[0], bd.Core[1], x0, x1, x2)
 			d0 -= bd.Radius
 			st.faceD0[f], st.faceD0Call[f] = d0, s.calls

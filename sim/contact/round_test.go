@@ -7,6 +7,11 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests the round bodies (round.go): sheets dropped on an
+// analytic sphere and capsule must stay outside their tessellations, a
+// moving sphere pushes a sheet without passing through, and frictionless
+// impulses stay normal.
+
 // roundSphere returns an analytic sphere body of radius r at c (static)
 // and, for the test's own checks, an icosphere of subdivision 3 whose
 // vertices lie on it (inside the solid, as the obstacle package's

@@ -8,33 +8,48 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests that the bounds that must change no result change none
+// (whole runs to the bit with Solver.testNoBounds), and some invariants
+// of the cluster hierarchy, the mean edge, and a round body's distances
+// kept for one call.
+
 // foldingBook is TestFoldOver's sheet: its wavy right half turns at 12
 // rad/s about the y axis from 150° onto the left half.
 func foldingBook(t *testing.T) *Cloth {
-	c := sheet(t, 0.6, 14, 0, 0, 0.2, geom.Vec3{})
+	return book(t, 0.6, 14, func(x, y float64) float64 { return 0.01 * math.Sin(13*y) * math.Cos(9*x) })
+}
+
+// book returns a w × w m sheet of 2·n² triangles at z = 0.2, its heights
+// raised by wave(x, y), folded along x = 0 like a book: its right half
+// turned by 150° about the y axis and turning at 12 rad/s onto the left
+// half.
+func book(t *testing.T, w float64, n int, wave func(x, y float64) float64) *Cloth {
+	c := sheet(t, w, n, 0, 0, 0.2, geom.Vec3{})
 	const omega = 12.0
 	th := 150 * math.Pi / 180
 	for i, x := range c.X {
-		wave := 0.01 * math.Sin(13*x.Y) * math.Cos(9*x.X)
+		wv := wave(x.X, x.Y)
 		if x.X <= 1e-9 {
-			c.X[i].Z += wave
+			c.X[i].Z += wv
 			continue
 		}
 		// Rotate by th about the y axis through the origin (x = 0, z = 0.2).
 		rx, rz := x.X*math.Cos(th), x.X*math.Sin(th)
-		c.X[i] = geom.Vec3{X: rx, Y: x.Y, Z: 0.2 + rz + wave}
+		c.X[i] = geom.Vec3{X: rx, Y: x.Y, Z: 0.2 + rz + wv}
 		// Velocity of the rotation closing the book: ω × r, about −y.
 		c.V[i] = geom.Vec3{X: omega * rz, Z: -omega * rx}.Scale(-1)
 	}
 	return c
 }
 
-// TestShortcutsChangeNothing runs two scenes with and without the
-// shortcuts that testNoShortcuts turns off — the CCD passes ruling out a
-// patch pair's candidate pairs together (candGroup), taking a round
-// body's distances to the faces from the proximity pass, and the proximity
-// pass keeping neighbouring faces with their star's bound untested
-// (starBound) — and requires the
+// TestShortcutsChangeNothing runs three scenes with and without the
+// shortcuts that Solver.testNoBounds turns off — the culler's motion
+// bounds in the CCD passes (a patch pair's candidate pairs ruled out
+// together, candGroup; a pair by its patches' motion, patchFar; by its
+// vertices', pairFar), the proximity pass keeping neighbouring faces
+// with their star's bound untested (starBound), and taking a round
+// body's distances to the faces from the proximity pass — the
+// certificates culling in both, and requires the
 // same positions to the bit at every step. The scenes, 60 steps each:
 // the book of TestFoldOver closing (self-collision, CCD hits), a wavy
 // sheet dropped onto a sphere at 3 m/s and pressed into it, and a
@@ -63,14 +78,13 @@ func TestShortcutsChangeNothing(t *testing.T) {
 		}, []Body{ball}, geom.Vec3{Z: -9.81}, false},
 		{"crumple", func() *Cloth { return crumpled(t) }, nil, geom.Vec3{}, true},
 	}
-	defer func() { testNoShortcuts = false }()
 	for _, sc := range scenes {
 		var runs [2][][]geom.Vec3
 		var hits, skipped, prox, above, below int
 		for r, off := range []bool{false, true} {
-			testNoShortcuts = off
 			c := sc.cloth()
 			s := NewSolver()
+			s.testNoBounds = off
 			p := DefaultParams()
 			for step := 0; step < 60; step++ {
 				st, err := stepExplicit(s, c, sc.bodies, 0.005, sc.g, p)
@@ -126,7 +140,7 @@ func crumpled(t *testing.T) *Cloth {
 // β ≥ h and with 0 < β < h.
 func (s *Solver) starsOfCall() (above, below int) {
 	stamp := starStamp(s.calls)
-	for _, m := range s.starMemo {
+	for _, m := range s.cull.starMemo {
 		if m&^0xffffffff != stamp {
 			continue
 		}
@@ -146,7 +160,7 @@ func (s *Solver) groupsFar() int {
 	n := 0
 	for l := range s.candGroups {
 		for _, gr := range s.candGroups[l] {
-			if s.patchesFar(gr.p, gr.q, gr.d) {
+			if s.cull.patchesFar(gr.p, gr.q, gr.d) {
 				n++
 			}
 		}
@@ -161,11 +175,11 @@ func (s *Solver) groupsFar() int {
 func TestClusterKids(t *testing.T) {
 	c := foldingBook(t)
 	s := kernelSolver(c, nil, DefaultParams())
-	if len(s.ps.levels) < 3 {
-		t.Fatalf("%d levels: the test checks too little", len(s.ps.levels))
+	if len(s.cull.ps.levels) < 3 {
+		t.Fatalf("%d levels: the test checks too little", len(s.cull.ps.levels))
 	}
-	for lv := 1; lv < len(s.ps.levels); lv++ {
-		L, below := &s.ps.levels[lv], &s.ps.levels[lv-1]
+	for lv := 1; lv < len(s.cull.ps.levels); lv++ {
+		L, below := &s.cull.ps.levels[lv], &s.cull.ps.levels[lv-1]
 		for id := 0; id+1 < len(L.start); id++ {
 			var want []int32
 			for _, f := range L.faces[L.start[id]:L.start[id+1]] {

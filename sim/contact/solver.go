@@ -10,6 +10,13 @@ import (
 	"drape/sim/parallel"
 )
 
+// This file holds the package's API: what a call takes (Cloth, Body) and
+// reports (Stats, Contacts, Near, NearFaces), the Solver with its stages
+// (Begin, Proximity, Mark and Changed, Continuous, End; Resolve runs them
+// all) and the loop of CCD and impact-zone passes, the checks of the
+// input, and the mesh bodies' preparation for a call (ownership, normals,
+// grids, velocities).
+
 // Cloth is the cloth at the start of the step, per vertex slot (dead slots:
 // InvMass 0 and not referenced by live faces).
 type Cloth struct {
@@ -139,13 +146,16 @@ type Solver struct {
 	vfList   []int32
 	owner    []uint8
 	adj      [][3]int32 // per face: the face across edge k, −1 none, −2 non-manifold (faceAdjacency)
-	ps       patchSet   // patches and their certificates (patches.go)
 	self     grid       // the cloth's face boxes (lo, hi), read by every stage
 	cellLen  float64    // mean cloth edge length at the last build
-	// stars (stars.go): per vertex, its rim in fan order (aligned with
-	// vfList) and last rim vertex, and starBound's record
-	starRim, starLast []int32
-	starMemo          []uint64
+	// the cloth–cloth culling: patches, clusters, certificates, stars and
+	// motion bounds (cull.go)
+	cull culler
+	// testNoBounds, set by tests only, turns off the shortcuts that must
+	// not change any result (the culler's star and motion bounds, a round
+	// body's distances kept for the CCD passes), so that a test can
+	// compare.
+	testNoBounds bool
 
 	// touchedVertices: per vertex slot, a face around it changed since
 	// the last build; topoAll: find every face's adjacency and ownership
@@ -153,32 +163,15 @@ type Solver struct {
 	vtouch  []bool
 	topoAll bool
 	// fsame: per face slot, its vertices are those of the last build
-	// (touchedVertices; all false at the first build), so buildPatches
-	// may keep the clusters of those faces
+	// (touchedVertices; all false at the first build), so the culler may
+	// keep the clusters of those faces
 	fsame []bool
-	// the last build's partition, its certificates and traces, while
-	// buildPatches makes the next one (keepClusters)
-	prev       partition
-	prevTraces [parallel.Chunks]traceArena
-	// keptFrom: per cluster of the level being built, the last build's
-	// cluster it keeps or −1; keptAs: per cluster of the last build at
-	// the level below, what it is now or −1
-	keptFrom, keptAs []int32
 
-	// patch scratch
-	patchCell        float64                     // cell side of the patch grid this call
-	pnear            []bool                      // per patch: near the current body (patchNearChunk)
-	allCert          bool                        // certifyPatches: every cluster, or those marked redo
-	certLevel        int                         // certifyPatches: the level certifyChunk works on
-	calls            int64                       // Resolve calls so far (certifyChunk: certified at x^n in this call)
-	loop0            loopScratch                 // finishLevel's at level 0
-	traces           [parallel.Chunks]traceArena // certifyChunk's traces above level 0
-	growQueue        []int32                     // buildPatches: the faces of the patch being grown
-	groupQueue       []int32                     // groupLevel: the clusters of the group being formed
-	growing          []int32                     // buildPatches: per vertex slot, the patch being grown that holds it
-	faceOrder, psize []int32
-	gsize            []int32 // groupLevel: per group, its clusters
-	renum            []int32
+	// the self-collision query over the patches (candidates.go)
+	pq        patchQuery
+	patchCell float64 // cell side of the patch grid this call
+	pnear     []bool  // per patch: near the current body (patchNearChunk)
+	calls     int64   // Resolve calls so far (certifyChunk: certified at x^n in this call)
 
 	// call state read by the parallel passes
 	c       *Cloth
@@ -193,11 +186,6 @@ type Solver struct {
 	// detect when useDirty); dirtyNext collects the current pass's changes.
 	dirty, dirtyNext []bool
 	fdirty           []bool // per face: a vertex is dirty
-	// per patch, set by the CCD passes with self-collision: the mean of its
-	// vertices' displacements over the step and their largest distance
-	// from it (patchMotionChunk, patchFar)
-	pmove []geom.Vec3
-	prad  []float64
 	// per vertex, set by detect: the swept box, and narrowSelf's point box
 	swLo, swHi, plo, phi []geom.Vec3
 	useDirty             bool
@@ -220,11 +208,9 @@ type Solver struct {
 	detectP      func(k, lo, hi int)
 	detectRV     func(k, lo, hi int)
 	detectRF     func(k, lo, hi int)
-	// patches.go's passes, bound once (a method value allocates)
-	certifyFn, adjacencyFn     func(k, lo, hi int)
-	starRimFn                  func(k, lo, hi int)
+	// the queries' passes, bound once (a method value allocates)
+	adjacencyFn                func(k, lo, hi int)
 	patchPairsFn, patchTestFn  func(k, lo, hi int)
-	patchMotionFn              func(k, lo, hi int)
 	extendSelfFn, extendBodyFn func(k, lo, hi int)
 	patchNearFn                func(k, lo, hi int)
 
@@ -251,14 +237,12 @@ func NewSolver() *Solver {
 	s.detectRV = s.detectRoundVertexChunk
 	s.detectRF = s.detectRoundFaceChunk
 	s.detectC = s.detectCandChunk
-	s.certifyFn = s.certifyChunk
+	s.cull.init(s)
 	s.adjacencyFn = s.adjacencyChunk
-	s.starRimFn = s.starRimChunk
 	s.vertexBoxFn = s.vertexBoxChunk
 	s.faceBoxFn = s.faceBoxChunk
 	s.patchPairsFn = s.patchPairsChunk
 	s.patchTestFn = s.patchTestChunk
-	s.patchMotionFn = s.patchMotionChunk
 	s.extendSelfFn = s.extendSelfChunk
 	s.extendBodyFn = s.extendBodyChunk
 	s.patchNearFn = s.patchNearChunk
@@ -378,6 +362,7 @@ func (s *Solver) Begin(c *Cloth, bodies []Body, dt float64, p Params) error {
 		return err
 	}
 	s.c, s.bs, s.dt, s.p, s.on = c, bodies, dt, p, true
+	s.cull.setMode(p.Cull, p.Cull && !s.testNoBounds)
 	s.delta = 1e-3 * p.Thickness
 	s.v0 = grow(s.v0, len(c.V))
 	copy(s.v0, c.V)
@@ -622,171 +607,6 @@ func checkInput(c *Cloth, bodies []Body, dt float64) error {
 		}
 	}
 	return nil
-}
-
-// clothTopology builds the vertex→face table, the ownership of vertices and
-// edges (Bender & Deul §6: each vertex and edge belongs to exactly one
-// triangle, the lowest-numbered live face that holds it, so that each
-// primitive pair is tested once), the stars' rims in fan order
-// (starRims) and the mean edge length (cellLen: a body grid's least cell
-// side, and the scale of the certificates' slack).
-//
-// All of it only when the faces changed. The mean edge is taken then too,
-// not at every call: the cloth stretches by a few per cent between
-// remeshes, which moves neither of its uses (the body grids' cells are
-// resized only past a factor 3/2, and the slack is capped at a quarter of
-// it). Taken at every call it cost 5 % of the adaptive sphere's
-// collision phase (0.07 of 1.5 ms a step; docs/notes/contact.md). A run that
-// never remeshes keeps its first call's: the full-resolution sphere's
-// runs came out the same to the bit, the full curtain's mean PCG
-// iterations moved in the fourth digit (81.166 to 81.134, one start of
-// four).
-func (s *Solver) clothTopology() {
-	c := s.c
-	nv, nf := len(c.X), len(c.Tris)
-	if s.topoNV == nv && slices.Equal(s.topoTris, c.Tris) && len(s.ps.of) == nf {
-		return
-	}
-	s.touchedVertices()
-	s.topoTris = append(s.topoTris[:0], c.Tris...)
-	s.topoNV = nv
-	s.vfStart = grow(s.vfStart, nv+1)
-	clear(s.vfStart)
-	for _, t := range c.Tris {
-		if t[0] < 0 {
-			continue
-		}
-		for _, v := range t {
-			s.vfStart[v+1]++
-		}
-	}
-	for i := 1; i <= nv; i++ {
-		s.vfStart[i] += s.vfStart[i-1]
-	}
-	s.vfList = grow(s.vfList, int(s.vfStart[nv]))
-	// Fill in face order, so each vertex's list is sorted and its first
-	// face is its owner.
-	for f, t := range c.Tris {
-		if t[0] < 0 {
-			continue
-		}
-		for _, v := range t {
-			s.vfList[s.vfStart[v]] = int32(f)
-			s.vfStart[v]++
-		}
-	}
-	for i := nv; i > 0; i-- {
-		s.vfStart[i] = s.vfStart[i-1]
-	}
-	s.vfStart[0] = 0
-	s.faceAdjacency()
-	s.starRims()
-	for f, t := range c.Tris {
-		if t[0] < 0 {
-			s.owner[f] = 0
-			continue
-		}
-		if !s.topoAll && !s.vtouch[t[0]] && !s.vtouch[t[1]] && !s.vtouch[t[2]] {
-			continue // as it was: no face around its vertices changed
-		}
-		var o uint8
-		for k := 0; k < 3; k++ {
-			if s.vfList[s.vfStart[t[k]]] == int32(f) {
-				o |= 1 << k
-			}
-			// Edge (a, b) belongs to the lowest face holding both: read
-			// off the adjacency where it names the one other face (or
-			// none), searched for where the edge is non-manifold.
-			own := true
-			switch g := s.adj[f][k]; {
-			case g >= 0:
-				own = g > int32(f)
-			case g == -2:
-				a, b := t[k], t[(k+1)%3]
-				for _, g := range s.vfList[s.vfStart[a]:s.vfStart[a+1]] {
-					if g >= int32(f) {
-						break
-					}
-					u := c.Tris[g]
-					if u[0] == b || u[1] == b || u[2] == b {
-						own = false
-						break
-					}
-				}
-			}
-			if own {
-				o |= 1 << (3 + k)
-			}
-		}
-		s.owner[f] = o
-	}
-	s.buildPatches()
-	s.cellLen = s.meanEdge()
-}
-
-// touchedVertices sets s.vtouch, per vertex slot, for the vertices of the
-// faces that changed since the last topology (in the old faces or the
-// new), s.fsame for the faces that did not, and s.topoAll when
-// everything is to be found again (the first build, fewer vertex slots,
-// or arrays that must grow). A face none of
-// whose vertices is touched keeps its adjacency and ownership: both are
-// read off the faces around its vertices only (faceAdjacency, and
-// clothTopology's ownership), and those are the same faces with the same
-// vertices. After a remesh of the gathering curtain about 2 % of the
-// faces change.
-func (s *Solver) touchedVertices() {
-	c := s.c
-	nv, nf := len(c.X), len(c.Tris)
-	old := s.topoTris
-	s.topoAll = s.topoNV == 0 || nv < s.topoNV || cap(s.adj) < nf || cap(s.owner) < nf
-	s.vtouch = grow(s.vtouch, nv)
-	clear(s.vtouch)
-	s.fsame = grow(s.fsame, nf)
-	free := [3]int32{-1, -1, -1}
-	for f := range max(len(old), nf) {
-		a, b := free, free
-		if f < len(old) {
-			a = old[f]
-		}
-		if f < nf {
-			b = c.Tris[f]
-			s.fsame[f] = a == b && b[0] >= 0 && s.topoNV > 0
-		}
-		if a == b || s.topoAll {
-			continue
-		}
-		for _, t := range [2][3]int32{a, b} {
-			if t[0] >= 0 {
-				s.vtouch[t[0]], s.vtouch[t[1]], s.vtouch[t[2]] = true, true, true
-			}
-		}
-	}
-}
-
-// meanEdge returns the mean length of the cloth's edges at x^n, counting
-// each edge once (its owner's), or 1 cm for a cloth without edges, summed
-// face by face on one core. (Taken on both cores and summed on one, the
-// lengths cost more than on one: 0.11 against 0.07 ms a rebuild on the
-// adaptive sphere's 2800 faces, the positions cold after the remesh.)
-func (s *Solver) meanEdge() float64 {
-	c := s.c
-	sum, cnt := 0.0, 0
-	for f, t := range c.Tris {
-		o := s.owner[f]
-		if t[0] < 0 || o&0b111000 == 0 {
-			continue
-		}
-		for k := 0; k < 3; k++ {
-			if o&(1<<(3+k)) != 0 {
-				sum += c.X[t[k]].Sub(c.X[t[(k+1)%3]]).Norm()
-				cnt++
-			}
-		}
-	}
-	if cnt > 0 && sum > 0 {
-		return sum / float64(cnt)
-	}
-	return 0.01
 }
 
 // prepareBodies caches each mesh body's ownership and normals, builds its

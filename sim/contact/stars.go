@@ -56,22 +56,23 @@ import (
 const maxStar = 16
 
 // starBound returns β for vertex v's star at x^n (0: none), measured once
-// per call and kept in s.starMemo: the call's low 32 bits in the high
+// per call and kept in cl.starMemo: the call's low 32 bits in the high
 // half, β as a float32 rounded down in the low (a record would be taken
 // for this call's only 2³² calls later, weeks of stepping). Any core may
 // ask first: the record is one word, loaded and stored atomically, and
 // two cores that measure the same star store the same bits.
-func (s *Solver) starBound(v int32) float64 {
+func (cl *culler) starBound(v int32) float64 {
+	s := cl.s
 	stamp := starStamp(s.calls)
-	if m := atomic.LoadUint64(&s.starMemo[v]); m&^0xffffffff == stamp {
+	if m := atomic.LoadUint64(&cl.starMemo[v]); m&^0xffffffff == stamp {
 		return starBeta(m)
 	}
-	b := s.measureStar(v)
+	b := cl.measureStar(v)
 	f := float32(b)
 	if float64(f) > b {
 		f = math.Nextafter32(f, 0)
 	}
-	atomic.StoreUint64(&s.starMemo[v], stamp|uint64(math.Float32bits(f)))
+	atomic.StoreUint64(&cl.starMemo[v], stamp|uint64(math.Float32bits(f)))
 	return float64(f)
 }
 
@@ -86,16 +87,18 @@ func starBeta(m uint64) float64    { return float64(math.Float32frombits(uint32(
 // rim[0] again when the fan closes round v; −1 when the faces round v are
 // not one consistently oriented fan, or too many), by walking the faces'
 // adjacency (s.adj). With the topology, when the faces change.
-func (s *Solver) starRims() {
+func (cl *culler) starRims() {
+	s := cl.s
 	nv := len(s.c.X)
-	s.starRim = grow(s.starRim, int(s.vfStart[nv]))
-	s.starLast = grow(s.starLast, nv)
-	s.starMemo = grow(s.starMemo, nv) // any record kept names an earlier call
-	parallel.ForChunks(nv, s.starRimFn)
+	cl.starRim = grow(cl.starRim, int(s.vfStart[nv]))
+	cl.starLast = grow(cl.starLast, nv)
+	cl.starMemo = grow(cl.starMemo, nv) // any record kept names an earlier call
+	parallel.ForChunks(nv, cl.starRimFn)
 }
 
 // starRimChunk is starRims for the vertices [lo, hi).
-func (s *Solver) starRimChunk(_, lo, hi int) {
+func (cl *culler) starRimChunk(_, lo, hi int) {
+	s := cl.s
 	tris := s.c.Tris
 	// at returns the index of v in face f.
 	at := func(f, v int32) int {
@@ -110,8 +113,8 @@ func (s *Solver) starRimChunk(_, lo, hi int) {
 	}
 	for v := int32(lo); v < int32(hi); v++ {
 		fs := s.vfList[s.vfStart[v]:s.vfStart[v+1]]
-		rim := s.starRim[s.vfStart[v]:s.vfStart[v+1]]
-		s.starLast[v] = -1
+		rim := cl.starRim[s.vfStart[v]:s.vfStart[v+1]]
+		cl.starLast[v] = -1
 		k := len(fs)
 		if k < 2 || k > maxStar {
 			continue
@@ -137,7 +140,7 @@ func (s *Solver) starRimChunk(_, lo, hi int) {
 			g := s.adj[f][(kv+2)%3]
 			if g < 0 || g == start || m == k {
 				if m == k && (g < 0 || g == start) {
-					s.starLast[v] = t[(kv+2)%3]
+					cl.starLast[v] = t[(kv+2)%3]
 				}
 				break
 			}
@@ -151,12 +154,13 @@ func (s *Solver) starRimChunk(_, lo, hi int) {
 // nearly edge-on to n. All in three dimensions: for vectors X, Y from v,
 // the projected cross product is (X×Y)·n̂ and the projected dot product
 // X·Y − (X·n̂)(Y·n̂); the bound is taken squared, one root at the end.
-func (s *Solver) measureStar(v int32) float64 {
-	last := s.starLast[v]
+func (cl *culler) measureStar(v int32) float64 {
+	s := cl.s
+	last := cl.starLast[v]
 	if last < 0 {
 		return 0
 	}
-	rim := s.starRim[s.vfStart[v]:s.vfStart[v+1]]
+	rim := cl.starRim[s.vfStart[v]:s.vfStart[v+1]]
 	k := len(rim)
 	closed := last == rim[0]
 	x := s.c.X

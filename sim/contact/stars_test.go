@@ -8,6 +8,10 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests the star bound β (stars.go) against the least distance
+// between the primitives of random stars, and that it refuses the stars it
+// cannot bound.
+
 // fan returns a cloth of one star: vertex 0 and rim vertices 1..k at
 // rim[i−1], faces (0, i, i+1) counter-clockwise, closed round vertex 0 or
 // open (k−1 faces).
@@ -99,7 +103,7 @@ func starGap(c *Cloth) float64 {
 func starOf(c *Cloth) float64 {
 	s := kernelSolver(c, nil, DefaultParams())
 	s.calls = 1
-	return s.starBound(0)
+	return s.cull.starBound(0)
 }
 
 // TestStarBoundRandom: on 3000 random stars, closed and open, of 3 to 10

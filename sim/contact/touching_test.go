@@ -6,6 +6,9 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests a pair touching at x^n that crosses later in the step:
+// the CCD search goes on past a rejected first time.
+
 // TestTouchingThenCrossing: two triangles within the CCD tolerance δ at
 // x^n, separating at the start of the step as the closest points see it,
 // whose edges then pass through each other later in the step. The CCD

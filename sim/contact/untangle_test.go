@@ -9,6 +9,10 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests untangling (untangle.go): the contour's gradient against
+// finite differences, and crossing triangles and a poked-through sheet
+// separating under it.
+
 // contourOf returns the total contour length of the cloth by pairs.
 func contourOf(x []geom.Vec3, tris [][3]int32) float64 {
 	l := 0.0

@@ -7,6 +7,9 @@ import (
 	"drape/sim/geom"
 )
 
+// This file tests the two impact-zone spaces on sliding layers: a rigid
+// zone stops the sliding, an enriched one keeps it.
+
 // TestZoneModesSliding projects one impact zone made of two layers 2 mm
 // apart, the top sliding at 1 m/s over the bottom and pressed onto it at
 // 0.5 m/s (Tsiknis 2006 ch. 2: rigid zones make layers stick, the shear

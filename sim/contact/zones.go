@@ -7,6 +7,12 @@ import (
 	"drape/sim/geom"
 )
 
+// This file holds the impact zones (Provot 1997 §4; Bridson et al. 2002
+// §6.3): the vertices of the collisions a CCD pass still finds after the
+// impulse passes are merged into zones, and each zone's velocities are
+// projected onto a rigid motion (or rigid plus three shear modes, Tsiknis
+// 2006 ch. 2), a body's motion when the zone touches one, or the pins'.
+
 // zoneState holds the impact zones of one Resolve (Provot 1997 §4; Bridson
 // et al. §6.3): a union–find over cloth vertex slots (parent −1: in no
 // zone), the body that holds each zone (held[root], −1: none) and the list
