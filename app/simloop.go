@@ -492,28 +492,76 @@ type weighted struct{ v, w float32 }
 
 // weightedPercentile returns the smallest value of x at which the values
 // up to it carry at least the fraction q (0 ≤ q ≤ 1) of the total weight,
-// sorting x in place; 0 for an empty slice. The automatic colour range
+// reordering x; 0 for an empty slice. The automatic colour range
 // weights each vertex's |H| by its mass (its share of the cloth's area):
 // an adaptive mesh puts most vertices where the curvature is high, and a
 // percentile over vertices would then describe the folds, not the cloth.
-// NaNs sort first and so only matter when they carry most of the weight.
+// NaNs order first (cmp.Compare) and so only matter when they carry most
+// of the weight.
+//
+// It selects rather than sorts (quickselect with three-way partitions,
+// expected linear time): the displayed curvature (geom.DisplayCurvature)
+// has a distinct value per vertex, and sorting them all took 2.8 ms of
+// the snapshot's time on the 11 000-vertex curtain (2 cores), where the
+// raw curvature's few hundred repeated values had taken 0.3 ms.
 func weightedPercentile(x []weighted, q float64) float32 {
 	if len(x) == 0 {
 		return 0
 	}
-	slices.SortFunc(x, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
 	var total float64
 	for _, e := range x {
 		total += float64(e.w)
 	}
-	target, acc := q*total, 0.0
-	for _, e := range x {
-		acc += float64(e.w)
-		if acc >= target {
-			return e.v
+	target := q * total
+	for len(x) > 1 {
+		p := medianOf3(x[0].v, x[len(x)/2].v, x[len(x)-1].v)
+		// Three-way partition: x[:lt] < p, x[lt:gt] == p, x[gt:] > p.
+		lt, i, gt := 0, 0, len(x)
+		for i < gt {
+			switch c := cmp.Compare(x[i].v, p); {
+			case c < 0:
+				x[lt], x[i] = x[i], x[lt]
+				lt++
+				i++
+			case c > 0:
+				gt--
+				x[i], x[gt] = x[gt], x[i]
+			default:
+				i++
+			}
+		}
+		var wl, we float64
+		for _, e := range x[:lt] {
+			wl += float64(e.w)
+		}
+		for _, e := range x[lt:gt] {
+			we += float64(e.w)
+		}
+		switch {
+		case target <= wl && lt > 0:
+			x = x[:lt]
+		case target <= wl+we || gt == len(x):
+			return p
+		default:
+			target -= wl + we
+			x = x[gt:]
 		}
 	}
-	return x[len(x)-1].v
+	return x[0].v
+}
+
+// medianOf3 returns the median of a, b and c in cmp.Compare's order.
+func medianOf3(a, b, c float32) float32 {
+	if cmp.Compare(a, b) > 0 {
+		a, b = b, a
+	}
+	if cmp.Compare(b, c) > 0 {
+		b = c
+	}
+	if cmp.Compare(a, b) > 0 {
+		return a
+	}
+	return b
 }
 
 // resize returns x with length n, reusing its storage when large enough.

@@ -1,8 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -331,6 +334,38 @@ func TestWeightedPercentile(t *testing.T) {
 	}
 	if got := weightedPercentile(y, 0.98); got != 1 {
 		t.Errorf("weightedPercentile(graded): got=%v, want=1", got)
+	}
+	// The selection against a sort and a scan, on random values with
+	// repeats, zero weights and NaNs, at quantiles that land on the
+	// boundaries between values.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + rng.IntN(40)
+		z := make([]weighted, n)
+		for i := range z {
+			z[i] = weighted{float32(rng.IntN(8)), float32(rng.IntN(3))}
+			if rng.IntN(20) == 0 {
+				z[i].v = float32(math.NaN())
+			}
+		}
+		q := float64(rng.IntN(11)) / 10
+		ref := append([]weighted(nil), z...)
+		slices.SortFunc(ref, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+		var total float64
+		for _, e := range ref {
+			total += float64(e.w)
+		}
+		want, acc := ref[len(ref)-1].v, 0.0
+		for _, e := range ref {
+			acc += float64(e.w)
+			if acc >= q*total {
+				want = e.v
+				break
+			}
+		}
+		if got := weightedPercentile(z, q); cmp.Compare(got, want) != 0 {
+			t.Fatalf("weightedPercentile(%v, %v): got=%v, want=%v (by sorting)", ref, q, got, want)
+		}
 	}
 }
 
