@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"drape/sim/adapt"
+	"drape/sim/buf"
 	"drape/sim/cloth"
 	"drape/sim/contact"
 	"drape/sim/geom"
@@ -168,9 +169,9 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 	s := f.sim
 	m := s.Mesh
 	nslots := len(m.Pos)
-	f.curv = resize(f.curv, nslots)
-	f.nrm = resize(f.nrm, nslots)
-	f.dcurv = resize(f.dcurv, nslots)
+	f.curv = buf.Grow(f.curv, nslots)
+	f.nrm = buf.Grow(f.nrm, nslots)
+	f.dcurv = buf.Grow(f.dcurv, nslots)
 	f.ws.MeanCurvature(m, f.curv)
 	f.disp.DisplayCurvature(m, f.curv, 0, f.dcurv)
 	f.ws.VertexNormals(m, f.nrm)
@@ -178,7 +179,7 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 	dst.Pos, dst.Normal, dst.Curv, dst.Rest = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0], dst.Rest[:0]
 	dst.Detail.clear()
 	dst.Slot = dst.Slot[:0]
-	dst.DenseOf = resize(dst.DenseOf, nslots)
+	dst.DenseOf = buf.Grow(dst.DenseOf, nslots)
 	f.absH = f.absH[:0]
 	lo := [3]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
 	hi := [3]float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}

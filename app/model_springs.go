@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"drape/sim/buf"
 	"drape/sim/cloth"
 	"drape/sim/geom"
 	"drape/sim/scene"
@@ -120,7 +121,7 @@ func (m *springsModel) Surface(dst *Snapshot) SurfaceInfo {
 	c.Surface(&m.surf)
 	s := &m.surf
 	nv := len(s.Pos)
-	m.nrm = resize(m.nrm, nv)
+	m.nrm = buf.Grow(m.nrm, nv)
 	clear(m.nrm)
 	for _, t := range s.Tris {
 		a, b, d := s.Pos[t[0]], s.Pos[t[1]], s.Pos[t[2]]
@@ -133,7 +134,7 @@ func (m *springsModel) Surface(dst *Snapshot) SurfaceInfo {
 	dst.Pos, dst.Normal, dst.Curv = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0]
 	dst.Detail.clear()
 	dst.Slot = dst.Slot[:0]
-	dst.DenseOf = resize(dst.DenseOf, c.NumParticles())
+	dst.DenseOf = buf.Grow(dst.DenseOf, c.NumParticles())
 	for i := range dst.DenseOf {
 		dst.DenseOf[i] = -1
 	}

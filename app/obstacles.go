@@ -4,10 +4,11 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/go-gl/mathgl/mgl32"
-
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
+
+	"github.com/go-gl/mathgl/mgl32"
 )
 
 // planeSquare is the side of the square that stands for an infinite
@@ -55,7 +56,7 @@ func (c *obstacleCache) fill(dst *Snapshot, obs []*obstacle.Obstacle, t float64)
 	if dst.ObstacleGen == c.gen && len(dst.Obstacles) == len(c.items) {
 		return
 	}
-	dst.Obstacles = resize(dst.Obstacles, len(c.items))
+	dst.Obstacles = buf.Grow(dst.Obstacles, len(c.items))
 	for i := range c.items {
 		src, d := &c.items[i], &dst.Obstacles[i]
 		d.Name, d.Kind, d.Friction, d.Offset, d.Center = src.Name, src.Kind, src.Friction, src.Offset, src.Center

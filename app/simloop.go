@@ -564,15 +564,6 @@ func medianOf3(a, b, c float32) float32 {
 	return b
 }
 
-// resize returns x with length n, reusing its storage when large enough.
-// The contents are unspecified.
-func resize[T any](x []T, n int) []T {
-	if cap(x) < n {
-		return make([]T, n, n+n/4)
-	}
-	return x[:n]
-}
-
 // maxCatchUpSteps caps how far the paced simulation may lag behind its
 // schedule: beyond that many steps the schedule is moved to now, so a
 // slow step becomes slow motion instead of a burst of catch-up steps

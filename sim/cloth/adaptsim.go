@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"drape/sim/adapt"
+	"drape/sim/buf"
 	"drape/sim/contact"
 	"drape/sim/fem"
 	"drape/sim/geom"
@@ -269,7 +270,7 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 	}
 	t0 := time.Now()
 	m := s.Mesh
-	ad.curv = growTo(ad.curv, len(m.Pos))
+	ad.curv = buf.Keep(ad.curv, len(m.Pos))
 	ad.ws.MeanCurvature(m, ad.curv)
 	s.snapshotForAdapt()
 	lim := ad.p.limits()
@@ -369,23 +370,6 @@ func (s *Sim) RefineUniform(g int) error {
 	return nil
 }
 
-// growTo returns x with length n, keeping its contents and zeroing new
-// elements; it reallocates only when the capacity is too small.
-func growTo[T any](x []T, n int) []T {
-	if n <= len(x) {
-		return x[:n]
-	}
-	if n <= cap(x) {
-		old := len(x)
-		x = x[:n]
-		clear(x[old:])
-		return x
-	}
-	y := make([]T, n, n+n/4)
-	copy(y, x)
-	return y
-}
-
 // snapshotForAdapt records the mesh and the vertex areas before a
 // topology change, for conserveMomentum, updatePins and Adapt's undo.
 // O(vertices + faces) copies.
@@ -418,7 +402,7 @@ func (s *Sim) applyChanges(ch adapt.Changes) {
 	}
 
 	// Lumped areas of touched vertices: A_p = ⅓·Σ A_i over the fan.
-	ad.vertFace = growTo(ad.vertFace, len(m.Pos))
+	ad.vertFace = buf.Keep(ad.vertFace, len(m.Pos))
 	for _, f := range faces {
 		for _, v := range m.Tris[f] {
 			ad.vertFace[v] = f
@@ -463,8 +447,8 @@ func (s *Sim) updateSystem(ch adapt.Changes) {
 	nv := len(m.Pos)
 	s.edges = nil
 	if !ad.rowsOK {
-		ad.rows = growTo(ad.rows, nv)
-		ad.vertFace = growTo(ad.vertFace, len(m.Pos))
+		ad.rows = buf.Keep(ad.rows, nv)
+		ad.vertFace = buf.Keep(ad.vertFace, len(m.Pos))
 		for i := range ad.vertFace {
 			ad.vertFace[i] = -1
 		}
@@ -484,8 +468,8 @@ func (s *Sim) updateSystem(ch adapt.Changes) {
 		s.repack(nil)
 		return
 	}
-	ad.rows = growTo(ad.rows, nv)
-	ad.dirty = growTo(ad.dirty, nv)
+	ad.rows = buf.Keep(ad.rows, nv)
+	ad.dirty = buf.Keep(ad.dirty, nv)
 	ad.dirtyList = ad.dirtyList[:0]
 	mark := func(v, f int32) {
 		ad.vertFace[v] = f
@@ -528,7 +512,7 @@ func (s *Sim) repack(src *blockSystem) {
 	if ad.spare == nil {
 		ad.spare = &blockSystem{}
 	}
-	ad.dirty = growTo(ad.dirty, len(s.Mesh.Pos))
+	ad.dirty = buf.Keep(ad.dirty, len(s.Mesh.Pos))
 	packRows(ad.spare, src, ad.rows, ad.dirty, s.Mesh)
 	s.sys, ad.spare = ad.spare, s.sys
 }
@@ -550,8 +534,8 @@ func (s *Sim) repack(src *blockSystem) {
 func (s *Sim) updatePins(ch adapt.Changes) {
 	m := s.Mesh
 	ad := &s.ad
-	ad.pinDrop = growTo(ad.pinDrop, len(m.Pos))
-	ad.derived = growTo(ad.derived, len(m.Pos))
+	ad.pinDrop = buf.Keep(ad.pinDrop, len(m.Pos))
+	ad.derived = buf.Keep(ad.derived, len(m.Pos))
 	for _, v := range ch.RemovedVerts {
 		ad.pinDrop[v] = true
 	}
@@ -776,8 +760,8 @@ func (s *Sim) conserveMomentum(ch adapt.Changes) {
 	m := s.Mesh
 	ad := &s.ad
 	n := int32(len(m.Pos))
-	ad.uf = growTo(ad.uf, int(2*n))
-	ad.acc = growTo(ad.acc, int(2*n))
+	ad.uf = buf.Keep(ad.uf, int(2*n))
+	ad.acc = buf.Keep(ad.acc, int(2*n))
 	ad.nodes = ad.nodes[:0]
 	oldN := int32(len(ad.old.VertAlive))
 	wasAlive := func(v int32) bool { return v < oldN && ad.old.VertAlive[v] }

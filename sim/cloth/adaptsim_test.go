@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"drape/sim/adapt"
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -54,7 +55,7 @@ func pinTopCorners(t testing.TB, s *Sim) {
 func randomAdapt(s *Sim, rng *rand.Rand) {
 	m := s.Mesh
 	ad := &s.ad
-	ad.curv = growTo(ad.curv, len(m.Pos))
+	ad.curv = buf.Keep(ad.curv, len(m.Pos))
 	for i := range ad.curv {
 		ad.curv[i] = 0
 		if rng.IntN(3) == 0 {

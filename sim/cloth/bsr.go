@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"drape/sim/buf"
 	"drape/sim/fem"
 	"drape/sim/geom"
 	"drape/sim/parallel"
@@ -94,8 +95,8 @@ func (s *blockSystem) numberRows(m *geom.Mesh) int {
 			n++
 		}
 	}
-	s.row = growTo(s.row, len(alive))
-	s.slot = growTo(s.slot, n)
+	s.row = buf.Keep(s.row, len(alive))
+	s.slot = buf.Keep(s.slot, n)
 	// s.row holds each live vertex's cell until the last pass.
 	cell := math.Sqrt(4 * (hi.X - lo.X) * (hi.Y - lo.Y) / float64(max(n, 1)))
 	nx, ny, inv := 1, 1, 0.0
@@ -104,7 +105,7 @@ func (s *blockSystem) numberRows(m *geom.Mesh) int {
 		ny = min(int((hi.Y-lo.Y)/cell)+1, 1<<12)
 		inv = 1 / cell
 	}
-	s.cellStart = growTo(s.cellStart, nx*ny+1)
+	s.cellStart = buf.Keep(s.cellStart, nx*ny+1)
 	clear(s.cellStart)
 	for v, ok := range alive {
 		if !ok {

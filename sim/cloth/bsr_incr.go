@@ -3,6 +3,7 @@ package cloth
 import (
 	"slices"
 
+	"drape/sim/buf"
 	"drape/sim/fem"
 	"drape/sim/geom"
 	"drape/sim/parallel"
@@ -105,7 +106,7 @@ func (r *rowData) compute(m *geom.Mesh, i, f0 int32) {
 	}
 	// Bending: edges in the full build's order (owner face, edge index).
 	slices.Sort(r.edges)
-	r.qsum = growTo(r.qsum[:0], len(r.cols))
+	r.qsum = buf.Keep(r.qsum[:0], len(r.cols))
 	for _, code := range r.edges {
 		e := m.EdgeAt(code/3, int(code%3))
 		st := e.Stencil()
@@ -157,15 +158,15 @@ func packRows(dst, src *blockSystem, rows []rowData, fresh []bool, m *geom.Mesh)
 	s := dst
 	n := s.numberRows(m)
 	s.n = n
-	s.rowPtr = growTo(s.rowPtr, n+1)
-	s.oppPtr = growTo(s.oppPtr, n+1)
-	s.cornerPtr = growTo(s.cornerPtr, n+1)
-	s.diag = growTo(s.diag, n)
+	s.rowPtr = buf.Keep(s.rowPtr, n+1)
+	s.oppPtr = buf.Keep(s.oppPtr, n+1)
+	s.cornerPtr = buf.Keep(s.cornerPtr, n+1)
+	s.diag = buf.Keep(s.diag, n)
 	// Row i's element contributions start at contrib[s.rowContrib[i]];
 	// s.rowSrc[i] is its row in src, or −1 when it comes from rows.
-	s.rowContrib = growTo(s.rowContrib, n)
-	s.rowSrc = growTo(s.rowSrc, n)
-	s.rowLens = growTo(s.rowLens, n)
+	s.rowContrib = buf.Keep(s.rowContrib, n)
+	s.rowSrc = buf.Keep(s.rowSrc, n)
+	s.rowLens = buf.Keep(s.rowLens, n)
 	parallel.ForChunks(n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := s.slot[i]
@@ -197,21 +198,21 @@ func packRows(dst, src *blockSystem, rows []rowData, fresh []bool, m *geom.Mesh)
 		nk += int(l[3])
 	}
 	s.rowPtr[n], s.oppPtr[n], s.cornerPtr[n] = int32(nb), int32(no), int32(nc)
-	s.col = growTo(s.col, nb)
-	s.qsum = growTo(s.qsum, nb)
-	s.val = growTo(s.val, nb)
-	s.val32 = growTo(s.val32, nb)
-	s.contribPtr = growTo(s.contribPtr, nb+1)
-	s.contrib = growTo(s.contrib, nk)
-	s.oppCol = growTo(s.oppCol, no)
-	s.oppQ = growTo(s.oppQ, no)
-	s.oppVal = growTo(s.oppVal, no)
-	s.oppVal32 = growTo(s.oppVal32, no)
-	s.corners = growTo(s.corners, nc)
+	s.col = buf.Keep(s.col, nb)
+	s.qsum = buf.Keep(s.qsum, nb)
+	s.val = buf.Keep(s.val, nb)
+	s.val32 = buf.Keep(s.val32, nb)
+	s.contribPtr = buf.Keep(s.contribPtr, nb+1)
+	s.contrib = buf.Keep(s.contrib, nk)
+	s.oppCol = buf.Keep(s.oppCol, no)
+	s.oppQ = buf.Keep(s.oppQ, no)
+	s.oppVal = buf.Keep(s.oppVal, no)
+	s.oppVal32 = buf.Keep(s.oppVal32, no)
+	s.corners = buf.Keep(s.corners, nc)
 	// src's rows renumbered: rowOfSrc[j] is the row here of src's row j
 	// (−1 for a vertex that is gone).
 	if src != nil {
-		s.rowOfSrc = growTo(s.rowOfSrc, src.n)
+		s.rowOfSrc = buf.Keep(s.rowOfSrc, src.n)
 		for j, v := range src.slot[:src.n] {
 			s.rowOfSrc[j] = -1
 			if int(v) < len(s.row) {

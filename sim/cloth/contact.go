@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
@@ -138,7 +139,7 @@ func (s *Sim) contactForces() {
 	if len(s.constrained) == 0 {
 		return
 	}
-	c.release = growTo(c.release, len(s.Mesh.Pos))
+	c.release = buf.Keep(c.release, len(s.Mesh.Pos))
 	sys := s.sys
 	coupled := sys.coupling.active()
 	if coupled { // the repulsion springs' part of A·Δv off the mesh's pattern
@@ -287,8 +288,8 @@ func (s *Sim) endCollisions(t1 float64, err error) (contact.Stats, error) {
 	// static body that pushed (or that were held already), unless the
 	// last solve's constraint force pulled.
 	c.nextVertex, c.nextNormal, c.nextBody = c.nextVertex[:0], c.nextNormal[:0], c.nextBody[:0]
-	c.body = growTo(c.body, len(m.Pos))
-	c.release = growTo(c.release, len(m.Pos))
+	c.body = buf.Keep(c.body, len(m.Pos))
+	c.release = buf.Keep(c.release, len(m.Pos))
 	for k, o := range c.obstacles {
 		dragged := k < len(c.goalOn) && c.goalOn[k] && o.Offset() != c.goal[k]
 		c.pushing[k] = o.Moving(t1, t1+s.params.Dt) || c.moved[k] || dragged
@@ -382,12 +383,12 @@ func (s *Sim) holdContacts() {
 func (s *Sim) holdTangles(vs []int32) {
 	c := &s.ct
 	m := s.Mesh
-	c.near = growTo(c.near, len(m.Tris))
+	c.near = buf.Keep(c.near, len(m.Tris))
 	if !c.resolved || c.solver == nil {
 		clear(c.near) // holdContacts held nothing
 	}
 	// Mark the slots, then one pass over the faces (not one per slot).
-	c.tangled = growTo(c.tangled, len(m.VertAlive))
+	c.tangled = buf.Keep(c.tangled, len(m.VertAlive))
 	clear(c.tangled)
 	for _, v := range vs {
 		if v >= 0 && int(v) < len(m.VertAlive) && m.VertAlive[v] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/obstacle"
 )
@@ -119,7 +120,7 @@ const HandLimitShare = 0.8
 // neighbours move with it (TestPinLeash).
 func (s *Sim) leash(tgt []geom.Vec3) {
 	m := s.Mesh
-	s.leashPin = growTo(s.leashPin, len(m.Pos))
+	s.leashPin = buf.Keep(s.leashPin, len(m.Pos))
 	moving := false
 	for k, pn := range s.pins {
 		if pn.Path == nil && tgt[k] != pn.Target {
@@ -234,8 +235,8 @@ func (s *Sim) DragObstacle(i int, goal geom.Vec3) error {
 			return fmt.Errorf("moving obstacle %s: offset %v is not finite or beyond ±%g m", c.obstacles[i].Name(), goal, float64(obstacle.MaxCoordinate))
 		}
 	}
-	c.goal = growTo(c.goal, len(c.obstacles))
-	c.goalOn = growTo(c.goalOn, len(c.obstacles))
+	c.goal = buf.Keep(c.goal, len(c.obstacles))
+	c.goalOn = buf.Keep(c.goalOn, len(c.obstacles))
 	c.goal[i], c.goalOn[i] = goal, true
 	return nil
 }

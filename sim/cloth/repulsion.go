@@ -1,6 +1,7 @@
 package cloth
 
 import (
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -91,7 +92,7 @@ func (pc *pairCoupling) reset() {
 
 // finish groups the springs' points by row for a system of nrows rows.
 func (pc *pairCoupling) finish(nrows int) {
-	pc.start = growTo(pc.start, nrows+1)
+	pc.start = buf.Keep(pc.start, nrows+1)
 	clear(pc.start)
 	for _, r := range pc.rows {
 		for _, i := range r {
@@ -103,7 +104,7 @@ func (pc *pairCoupling) finish(nrows int) {
 	for i := 0; i < nrows; i++ {
 		pc.start[i+1] += pc.start[i]
 	}
-	pc.ent = growTo(pc.ent, int(pc.start[nrows]))
+	pc.ent = buf.Keep(pc.ent, int(pc.start[nrows]))
 	pc.fill = append(pc.fill[:0], pc.start[:nrows]...)
 	for p, r := range pc.rows {
 		for k, i := range r {
@@ -113,7 +114,7 @@ func (pc *pairCoupling) finish(nrows int) {
 			}
 		}
 	}
-	pc.sig = growTo(pc.sig, len(pc.rows))
+	pc.sig = buf.Keep(pc.sig, len(pc.rows))
 }
 
 // active reports whether any spring couples rows.
@@ -187,9 +188,9 @@ func (s *Sim) repulsionSprings(kScale, vScale float64) bool {
 	sys.coupling.coef = kScale * k
 	m := s.Mesh
 	n := len(m.Pos)
-	c.springF = growTo(c.springF, n)
-	c.springK = growTo(c.springK, n)
-	c.springOn = growTo(c.springOn, n)
+	c.springF = buf.Keep(c.springF, n)
+	c.springK = buf.Keep(c.springK, n)
+	c.springOn = buf.Keep(c.springOn, n)
 	clear(c.springF)
 	clear(c.springK)
 	clear(c.springOn)
@@ -243,7 +244,7 @@ func (s *Sim) keepPairsAcross(newVerts []int32) {
 		return
 	}
 	m := s.Mesh
-	c.newVert = growTo(c.newVert, len(m.Pos))
+	c.newVert = buf.Keep(c.newVert, len(m.Pos))
 	for _, v := range newVerts {
 		c.newVert[v] = true
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"drape/sim/buf"
 	"drape/sim/contact"
 	"drape/sim/fem"
 	"drape/sim/geom"
@@ -202,23 +203,12 @@ func (s *Sim) sizeSlots(keep bool) {
 	s.area = sized(s.area, nv, keep)
 }
 
-// sized returns x with length n: growTo with keep, resize without.
+// sized returns x with length n: buf.Keep with keep, buf.Zeroed without.
 func sized[T any](x []T, n int, keep bool) []T {
 	if keep {
-		return growTo(x, n)
+		return buf.Keep(x, n)
 	}
-	return resize(x, n)
-}
-
-// resize returns x with length n and every entry zero, reusing its memory
-// when it is large enough.
-func resize[T any](x []T, n int) []T {
-	if cap(x) < n {
-		return make([]T, n)
-	}
-	x = x[:n]
-	clear(x)
-	return x
+	return buf.Zeroed(x, n)
 }
 
 // updateAreas recomputes the lumped vertex areas A_p = ⅓·Σ A_i over the
@@ -730,8 +720,8 @@ func (s *Sim) frame(f int, xa, xb, xc geom.Vec3) (g1, g2 geom.Vec3) {
 // system, the order the solve works in (the live vertices, numberRows).
 func (s *Sim) gatherRows(extrapolate bool) {
 	sys := s.sys
-	s.rowDv, s.rowZ = growTo(s.rowDv, sys.n), growTo(s.rowZ, sys.n)
-	s.rowKind, s.rowN = growTo(s.rowKind, sys.n), growTo(s.rowN, sys.n)
+	s.rowDv, s.rowZ = buf.Keep(s.rowDv, sys.n), buf.Keep(s.rowZ, sys.n)
+	s.rowKind, s.rowN = buf.Keep(s.rowKind, sys.n), buf.Keep(s.rowN, sys.n)
 	parallel.ForChunks(sys.n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := sys.slot[i]

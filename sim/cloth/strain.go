@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"drape/sim/buf"
 	"drape/sim/strainlimit"
 )
 
@@ -102,7 +103,7 @@ func (s *Sim) limitStrain(t1 float64) (strainlimit.Stats, error) {
 // weigh their impulses with (Bender & Deul §4.1 lumped masses).
 func (s *Sim) fillInvMass() {
 	m := s.Mesh
-	s.invMass = growTo(s.invMass, len(m.Pos))
+	s.invMass = buf.Keep(s.invMass, len(m.Pos))
 	for i := range m.Pos {
 		if !m.VertAlive[i] || s.fixed[i] || s.area[i] <= 0 {
 			s.invMass[i] = 0

@@ -3,6 +3,7 @@ package cloth
 import (
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/contact"
 	"drape/sim/geom"
 )
@@ -143,7 +144,7 @@ func (s *Sim) untangle() {
 	un.active = true
 	un.steps++
 	un.faces = append(un.faces[:0], un.u.Faces()...)
-	un.corr = growTo(un.corr, len(m.Pos))
+	un.corr = buf.Keep(un.corr, len(m.Pos))
 	for v, g := range un.u.Gradient() {
 		if s.invMass[v] == 0 || !m.VertAlive[v] {
 			continue

@@ -1,6 +1,7 @@
 package contact
 
 import (
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -39,14 +40,14 @@ func (s *Solver) detect() int {
 	// set; those changed from here on, the next one's.
 	s.dirty, s.dirtyNext = s.dirtyNext, s.dirty
 	clear(s.dirtyNext)
-	s.self.lo = grow(s.self.lo, nf)
-	s.self.hi = grow(s.self.hi, nf)
+	s.self.lo = buf.Grow(s.self.lo, nf)
+	s.self.hi = buf.Grow(s.self.hi, nf)
 	pad := s.delta
 	if s.mode == modeProximity {
 		pad = 0.5 * s.p.Thickness
 	}
 	s.boxPad = geom.Vec3{X: pad, Y: pad, Z: pad}
-	s.fdirty = grow(s.fdirty, nf)
+	s.fdirty = buf.Grow(s.fdirty, nf)
 	// Per vertex: the swept box x^n ∪ x^n + Δt·v (swLo, swHi), and the
 	// point box of narrowSelf (plo, phi: x^n for proximity, the swept box
 	// for CCD, grown by half the pad), computed once per pass rather than
@@ -55,8 +56,8 @@ func (s *Solver) detect() int {
 	// redone: the others' velocities, the mode and the pad are those of the
 	// pass before, a CCD pass.
 	nv := len(c.X)
-	s.swLo, s.swHi = grow(s.swLo, nv), grow(s.swHi, nv)
-	s.plo, s.phi = grow(s.plo, nv), grow(s.phi, nv)
+	s.swLo, s.swHi = buf.Grow(s.swLo, nv), buf.Grow(s.swHi, nv)
+	s.plo, s.phi = buf.Grow(s.plo, nv), buf.Grow(s.phi, nv)
 	ext := 0.5 * pad
 	if s.mode == modeProximity {
 		ext = 0.5 * s.p.Thickness
@@ -74,8 +75,8 @@ func (s *Solver) detect() int {
 			s.cand[k] = s.cand[k][:0]
 			s.candGroups[k] = s.candGroups[k][:0]
 		}
-		s.candLo = grow(s.candLo, nf)
-		s.candHi = grow(s.candHi, nf)
+		s.candLo = buf.Grow(s.candLo, nf)
+		s.candHi = buf.Grow(s.candHi, nf)
 		copy(s.candLo, s.self.lo)
 		copy(s.candHi, s.self.hi)
 		s.patchCell = s.patchBoxes()
@@ -105,7 +106,7 @@ func (s *Solver) detect() int {
 		if len(s.bs[b].Tris) > 0 {
 			if s.mode == modeProximity {
 				np := s.cull.numPatches()
-				s.pnear = grow(s.pnear, np)
+				s.pnear = buf.Grow(s.pnear, np)
 				parallel.ForChunksBalanced(np, s.patchNearFn)
 			}
 			parallel.ForChunksBalanced(nf, s.detectB)
@@ -265,7 +266,7 @@ type patchPair struct{ a, b int32 }
 func (s *Solver) patchBoxes() float64 {
 	cl, pq := &s.cull, &s.pq
 	np := cl.numPatches()
-	pq.g.lo, pq.g.hi = grow(pq.g.lo, np), grow(pq.g.hi, np)
+	pq.g.lo, pq.g.hi = buf.Grow(pq.g.lo, np), buf.Grow(pq.g.hi, np)
 	sum := 0.0
 	for p := 0; p < np; p++ {
 		fs := cl.patchFaces(int32(p))
@@ -462,8 +463,8 @@ type candGroup struct {
 func (s *Solver) outgrown() bool {
 	any := false
 	nf := len(s.c.Tris)
-	s.fout = grow(s.fout, nf)
-	s.oldLo, s.oldHi = grow(s.oldLo, nf), grow(s.oldHi, nf)
+	s.fout = buf.Grow(s.fout, nf)
+	s.oldLo, s.oldHi = buf.Grow(s.oldLo, nf), buf.Grow(s.oldHi, nf)
 	m := 0.5 * s.p.Thickness
 	mv := geom.Vec3{X: m, Y: m, Z: m}
 	for f, t := range s.c.Tris {
@@ -492,7 +493,7 @@ func (s *Solver) extendCand() {
 	c, pq := s.c, &s.pq
 	np := s.cull.numPatches()
 	if s.p.SelfCollision {
-		pq.pout = grow(pq.pout, np)
+		pq.pout = buf.Grow(pq.pout, np)
 		clear(pq.pout)
 		for f, t := range c.Tris {
 			if t[0] < 0 || !s.fout[f] {

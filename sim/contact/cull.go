@@ -3,6 +3,7 @@ package contact
 import (
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -183,7 +184,7 @@ func (cl *culler) motions() {
 		return
 	}
 	np := cl.numPatches()
-	cl.pmove, cl.prad = grow(cl.pmove, np), grow(cl.prad, np)
+	cl.pmove, cl.prad = buf.Grow(cl.pmove, np), buf.Grow(cl.prad, np)
 	parallel.ForChunks(np, cl.patchMotionFn)
 }
 

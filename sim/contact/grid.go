@@ -4,6 +4,7 @@ import (
 	"iter"
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -61,7 +62,7 @@ func (g *grid) build(cell float64) {
 		cell = maxExt / (maxCellsPerAxis - 1)
 	}
 	g.inv = 1 / cell
-	g.c0 = grow(g.c0, n)
+	g.c0 = buf.Grow(g.c0, n)
 	// Count the entries to size the table: about two buckets per entry.
 	total := 0
 	for i := 0; i < n; i++ {
@@ -78,9 +79,9 @@ func (g *grid) build(cell float64) {
 		nb <<= 1
 	}
 	g.mask = uint32(nb - 1)
-	g.start = grow(g.start, nb+1)
+	g.start = buf.Grow(g.start, nb+1)
 	clear(g.start)
-	g.items = grow(g.items, total)
+	g.items = buf.Grow(g.items, total)
 	for i := 0; i < n; i++ {
 		if g.lo[i].X > g.hi[i].X {
 			continue
@@ -172,14 +173,6 @@ func (g *grid) overlapping(lo, hi geom.Vec3) iter.Seq[int32] {
 			}
 		}
 	}
-}
-
-// grow returns s with length n, reusing its array when it is large enough.
-func grow[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n, n+n/4)
 }
 
 // selfCellFactor scales the cloth's mean edge length to the cell side of

@@ -1,6 +1,7 @@
 package contact
 
 import (
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -71,7 +72,7 @@ func (tc *TangleCheck) Find(x []geom.Vec3, tris [][3]int32, faces []int32, limit
 	if !faceGrid(g, x, tris, faces) {
 		return nil
 	}
-	tc.found = grow(tc.found, len(faces))
+	tc.found = buf.Grow(tc.found, len(faces))
 	clear(tc.found)
 	for o, u := range tris {
 		lo, hi, ok := faceBox(x, u)
@@ -118,7 +119,7 @@ func faceGrid(g *grid, x []geom.Vec3, tris [][3]int32, faces []int32) bool {
 	if faces != nil {
 		n = len(faces)
 	}
-	g.lo, g.hi = grow(g.lo, n), grow(g.hi, n)
+	g.lo, g.hi = buf.Grow(g.lo, n), buf.Grow(g.hi, n)
 	sum, cnt := 0.0, 0
 	for k := 0; k < n; k++ {
 		f := int32(k)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -186,7 +187,7 @@ func (cl *culler) buildPatches() {
 	// cl.growing marks the vertices of the patch being grown with its id,
 	// so that keepsDisk need not scan the third vertex's faces (a fifth of
 	// a rebuild did); the ids only increase, so it is cleared once.
-	cl.growing = grow(cl.growing, len(cl.s.c.X))
+	cl.growing = buf.Grow(cl.growing, len(cl.s.c.X))
 	for i := range cl.growing {
 		cl.growing[i] = -1
 	}
@@ -204,7 +205,7 @@ func (cl *culler) buildPatches() {
 // many patches it kept.
 func (cl *culler) keepPatches() int32 {
 	ps := &cl.ps
-	ps.of = grow(ps.of, len(cl.s.c.Tris))
+	ps.of = buf.Grow(ps.of, len(cl.s.c.Tris))
 	for f := range ps.of {
 		ps.of[f] = -1
 	}
@@ -337,7 +338,7 @@ func (cl *culler) dissolveFragments(order []int32, kept int32) {
 // patch that took fragments is kept no longer (keptFrom −1).
 func (cl *culler) listPatches(order []int32) int {
 	ps := &cl.ps
-	cl.renum = grow(cl.renum, len(cl.psize))
+	cl.renum = buf.Grow(cl.renum, len(cl.psize))
 	np := 0
 	for p, n := range cl.psize {
 		cl.renum[p] = -1
@@ -346,7 +347,7 @@ func (cl *culler) listPatches(order []int32) int {
 			np++
 		}
 	}
-	ps.start = grow(ps.start, np+1)
+	ps.start = buf.Grow(ps.start, np+1)
 	clear(ps.start)
 	for p, old := range cl.keptFrom {
 		ps.start[p+1] = cl.prev.start[old+1] - cl.prev.start[old]
@@ -358,7 +359,7 @@ func (cl *culler) listPatches(order []int32) int {
 	for p := 1; p <= np; p++ {
 		ps.start[p] += ps.start[p-1]
 	}
-	ps.faces = grow(ps.faces, int(ps.start[np]))
+	ps.faces = buf.Grow(ps.faces, int(ps.start[np]))
 	for p, old := range cl.keptFrom {
 		fs := cl.prev.faces[cl.prev.start[old]:cl.prev.start[old+1]]
 		copy(ps.faces[ps.start[p]:], fs)
@@ -396,7 +397,7 @@ func (cl *culler) buildLevels(np int) {
 	L.label = append(L.label[:0], ps.of...)
 	L.start = append(L.start[:0], ps.start...)
 	L.faces = append(L.faces[:0], ps.faces...)
-	L.ofPatch = grow(L.ofPatch, np)
+	L.ofPatch = buf.Grow(L.ofPatch, np)
 	for p := range L.ofPatch {
 		L.ofPatch[p] = int32(p)
 	}
@@ -423,7 +424,7 @@ func (cl *culler) finishLevel(k int) {
 	L.loopStart, L.loop = L.loopStart[:0], L.loop[:0]
 	L.vstart, L.verts = L.vstart[:0], L.verts[:0]
 	if k == 0 {
-		L.vstart = grow(L.vstart, nc+1)
+		L.vstart = buf.Grow(L.vstart, nc+1)
 		for id := 0; id < nc; id++ {
 			L.loopStart = append(L.loopStart, int32(len(L.loop)))
 			L.vstart[id] = int32(len(L.verts))
@@ -443,19 +444,19 @@ func (cl *culler) finishLevel(k int) {
 		}
 		L.loopStart = append(L.loopStart, int32(len(L.loop)))
 		L.vstart[nc] = int32(len(L.verts))
-		L.ref = grow(L.ref, len(L.verts))
+		L.ref = buf.Grow(L.ref, len(L.verts))
 	} else {
-		L.at = grow(L.at, nc)
+		L.at = buf.Grow(L.at, nc)
 		for id := range L.at {
 			L.at[id] = traceRef{piece: -1}
 		}
 	}
-	L.eps, L.refCall = grow(L.eps, nc), grow(L.refCall, nc)
+	L.eps, L.refCall = buf.Grow(L.eps, nc), buf.Grow(L.refCall, nc)
 	clear(L.eps)
 	for i := range L.refCall {
 		L.refCall[i] = -1
 	}
-	L.safe, L.redo = grow(L.safe, nc), grow(L.redo, nc)
+	L.safe, L.redo = buf.Grow(L.safe, nc), buf.Grow(L.redo, nc)
 }
 
 // traceRef is where the trace of a cluster above level 0 lies: in piece's
@@ -541,7 +542,7 @@ func (cl *culler) groupLevel(k int) bool {
 	}
 	below, L := &ps.levels[k-1], &ps.levels[k]
 	nb := len(below.start) - 1
-	group := grow(cl.renum, nb)
+	group := buf.Grow(cl.renum, nb)
 	for i := range group {
 		group[i] = -1
 	}
@@ -551,7 +552,7 @@ func (cl *culler) groupLevel(k int) bool {
 	keeping := len(cl.keptFrom) > 0
 	size := cl.gsize[:0] // per group: its clusters
 	if keeping && k < len(cl.prev.levels) {
-		cl.keptAs = grow(cl.keptAs, len(cl.prev.levels[k-1].start)-1)
+		cl.keptAs = buf.Grow(cl.keptAs, len(cl.prev.levels[k-1].start)-1)
 		for i := range cl.keptAs {
 			cl.keptAs[i] = -1
 		}
@@ -627,7 +628,7 @@ func (cl *culler) groupLevel(k int) bool {
 	if int(ng) == nb {
 		return false
 	}
-	L.label = grow(L.label, len(c.Tris))
+	L.label = buf.Grow(L.label, len(c.Tris))
 	for f := range c.Tris {
 		L.label[f] = -1
 		if b := below.label[f]; b >= 0 {
@@ -635,7 +636,7 @@ func (cl *culler) groupLevel(k int) bool {
 		}
 	}
 	L.start, L.faces = groupBy(L.label, int(ng), L.start, L.faces)
-	L.ofPatch = grow(L.ofPatch, len(ps.start)-1)
+	L.ofPatch = buf.Grow(L.ofPatch, len(ps.start)-1)
 	for p := range L.ofPatch {
 		L.ofPatch[p] = group[below.ofPatch[p]]
 	}
@@ -757,7 +758,7 @@ func (cl *culler) untouched(verts []int32) bool {
 // in increasing order, as items[start[k]:start[k+1]] (a counting sort into
 // start and items, grown as needed); negative keys are left out.
 func groupBy(key []int32, n int, start, items []int32) ([]int32, []int32) {
-	start = grow(start, n+1)
+	start = buf.Grow(start, n+1)
 	clear(start)
 	for _, k := range key {
 		if k >= 0 {
@@ -767,7 +768,7 @@ func groupBy(key []int32, n int, start, items []int32) ([]int32, []int32) {
 	for i := 1; i <= n; i++ {
 		start[i] += start[i-1]
 	}
-	items = grow(items, int(start[n]))
+	items = buf.Grow(items, int(start[n]))
 	for i, k := range key {
 		if k >= 0 {
 			items[start[k]] = int32(i)
@@ -946,7 +947,7 @@ func (cl *culler) certifyShape(k, lv int, id int32) float64 {
 	u = u.Sub(n.Scale(n.Dot(u))).Unit()
 	w := n.Cross(u)
 	sc := &cl.scratch[k]
-	sc.proj = grow(sc.proj, nb)
+	sc.proj = buf.Grow(sc.proj, nb)
 	P := sc.proj
 	var cen [2]float64
 	for i, v := range loop {
@@ -1030,7 +1031,7 @@ func simpleSlack(sc *certScratch, P [][2]float64, cap float64) float64 {
 	// Non-adjacent segments, those within 2ε of each other found by a
 	// sweep along x over their boxes (O(b log b): a loop crosses a
 	// vertical line only a few times).
-	sc.order = grow(sc.order, nb)
+	sc.order = buf.Grow(sc.order, nb)
 	for i := range sc.order {
 		j := next(int32(i), nb)
 		sc.order[i] = sortKey{min(P[i][0], P[j][0]), int32(i)}

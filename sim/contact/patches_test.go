@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -437,7 +438,7 @@ func TestPatchFarSound(t *testing.T) {
 	p.SelfCollision = true
 	s := kernelSolver(c, nil, p)
 	np := len(s.cull.ps.start) - 1
-	s.cull.pmove, s.cull.prad = grow(s.cull.pmove, np), grow(s.cull.prad, np)
+	s.cull.pmove, s.cull.prad = buf.Grow(s.cull.pmove, np), buf.Grow(s.cull.prad, np)
 	s.cull.patchMotionChunk(0, 0, np)
 	ruled := 0
 	for n := 0; n < 200000; n++ {

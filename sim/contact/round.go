@@ -3,6 +3,7 @@ package contact
 import (
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -34,7 +35,7 @@ func (s *Solver) prepareRound(b int) {
 	bd, st := &s.bs[b], &s.bodies[b]
 	st.built, st.tris = false, st.tris[:0]
 	st.moving = bd.Core != bd.CoreTo
-	st.vel = grow(st.vel, 2)
+	st.vel = buf.Grow(st.vel, 2)
 	for k := 0; k < 2; k++ {
 		st.vel[k] = bd.CoreTo[k].Sub(bd.Core[k]).Scale(1 / s.dt)
 	}
@@ -42,7 +43,7 @@ func (s *Solver) prepareRound(b int) {
 	st.lo = vmin(vmin(bd.Core[0], bd.Core[1]), vmin(bd.CoreTo[0], bd.CoreTo[1])).Sub(r)
 	st.hi = vmax(vmax(bd.Core[0], bd.Core[1]), vmax(bd.CoreTo[0], bd.CoreTo[1])).Add(r)
 	if nf := len(s.c.Tris); len(st.faceD0) != nf {
-		st.faceD0, st.faceD0Call = grow(st.faceD0, nf), grow(st.faceD0Call, nf)
+		st.faceD0, st.faceD0Call = buf.Grow(st.faceD0, nf), buf.Grow(st.faceD0Call, nf)
 		for f := range st.faceD0Call {
 			st.faceD0Call[f] = -1
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -293,7 +294,7 @@ func (s *Solver) NearFaces(dst []bool) []bool {
 		return dst[:0]
 	}
 	nf := len(s.owner)
-	dst = grow(dst, nf)
+	dst = buf.Grow(dst, nf)
 	clear(dst)
 	for v, near := range s.nearV {
 		if !near || v+1 >= len(s.vfStart) {
@@ -364,12 +365,12 @@ func (s *Solver) Begin(c *Cloth, bodies []Body, dt float64, p Params) error {
 	s.c, s.bs, s.dt, s.p, s.on = c, bodies, dt, p, true
 	s.cull.setMode(p.Cull, p.Cull && !s.testNoBounds)
 	s.delta = 1e-3 * p.Thickness
-	s.v0 = grow(s.v0, len(c.V))
+	s.v0 = buf.Grow(s.v0, len(c.V))
 	copy(s.v0, c.V)
-	s.nearV = grow(s.nearV, len(c.X))
+	s.nearV = buf.Grow(s.nearV, len(c.X))
 	clear(s.nearV)
-	s.dirty = grow(s.dirty, len(c.X))
-	s.dirtyNext = grow(s.dirtyNext, len(c.X))
+	s.dirty = buf.Grow(s.dirty, len(c.X))
+	s.dirtyNext = buf.Grow(s.dirtyNext, len(c.X))
 	clear(s.dirtyNext)
 	s.useDirty = false
 	s.candLo = s.candLo[:0]
@@ -418,7 +419,7 @@ func (s *Solver) Mark() {
 	if !s.on {
 		return
 	}
-	s.vmid = grow(s.vmid, len(s.c.V))
+	s.vmid = buf.Grow(s.vmid, len(s.c.V))
 	copy(s.vmid, s.c.V)
 }
 
@@ -640,7 +641,7 @@ func (s *Solver) prepareBodies() {
 			st.nverts = len(bd.From)
 		}
 		st.moving = !bd.Static
-		st.vel = grow(st.vel, len(bd.From))
+		st.vel = buf.Grow(st.vel, len(bd.From))
 		if st.moving {
 			inv := 1 / s.dt
 			for i := range bd.From {
@@ -658,14 +659,14 @@ func (s *Solver) prepareBodies() {
 			}
 			continue
 		}
-		st.vlo, st.vhi = grow(st.vlo, len(bd.From)), grow(st.vhi, len(bd.From))
+		st.vlo, st.vhi = buf.Grow(st.vlo, len(bd.From)), buf.Grow(st.vhi, len(bd.From))
 		for i, x := range bd.From {
 			st.vlo[i], st.vhi[i] = vmin(x, bd.To[i]), vmax(x, bd.To[i])
 		}
 		nf := len(bd.Tris)
-		st.g.lo = grow(st.g.lo, nf)
-		st.g.hi = grow(st.g.hi, nf)
-		st.normal = grow(st.normal, nf)
+		st.g.lo = buf.Grow(st.g.lo, nf)
+		st.g.hi = buf.Grow(st.g.hi, nf)
+		st.normal = buf.Grow(st.normal, nf)
 		sum := 0.0
 		for f, t := range bd.Tris {
 			lo, hi := bd.From[t[0]], bd.From[t[0]]
@@ -708,7 +709,7 @@ func (st *bodyState) cellFor(clothEdge float64) float64 {
 // meshOwners returns per face the ownership bits of a body mesh (lowest face
 // owns each vertex and edge). It allocates (a map of edges), once per body.
 func meshOwners(tris [][3]int32, nv int, dst []uint8) []uint8 {
-	dst = grow(dst, len(tris))
+	dst = buf.Grow(dst, len(tris))
 	vOwned := make([]bool, nv)
 	edges := make(map[[2]int32]bool, 3*len(tris)/2)
 	for f, t := range tris {

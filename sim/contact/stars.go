@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -90,9 +91,9 @@ func starBeta(m uint64) float64    { return float64(math.Float32frombits(uint32(
 func (cl *culler) starRims() {
 	s := cl.s
 	nv := len(s.c.X)
-	cl.starRim = grow(cl.starRim, int(s.vfStart[nv]))
-	cl.starLast = grow(cl.starLast, nv)
-	cl.starMemo = grow(cl.starMemo, nv) // any record kept names an earlier call
+	cl.starRim = buf.Grow(cl.starRim, int(s.vfStart[nv]))
+	cl.starLast = buf.Grow(cl.starLast, nv)
+	cl.starMemo = buf.Grow(cl.starMemo, nv) // any record kept names an earlier call
 	parallel.ForChunks(nv, cl.starRimFn)
 }
 

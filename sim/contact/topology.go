@@ -3,6 +3,7 @@ package contact
 import (
 	"slices"
 
+	"drape/sim/buf"
 	"drape/sim/parallel"
 )
 
@@ -40,7 +41,7 @@ func (s *Solver) clothTopology() {
 	s.touchedVertices()
 	s.topoTris = append(s.topoTris[:0], c.Tris...)
 	s.topoNV = nv
-	s.vfStart = grow(s.vfStart, nv+1)
+	s.vfStart = buf.Grow(s.vfStart, nv+1)
 	clear(s.vfStart)
 	for _, t := range c.Tris {
 		if t[0] < 0 {
@@ -53,7 +54,7 @@ func (s *Solver) clothTopology() {
 	for i := 1; i <= nv; i++ {
 		s.vfStart[i] += s.vfStart[i-1]
 	}
-	s.vfList = grow(s.vfList, int(s.vfStart[nv]))
+	s.vfList = buf.Grow(s.vfList, int(s.vfStart[nv]))
 	// Fill in face order, so each vertex's list is sorted and its first
 	// face is its owner.
 	for f, t := range c.Tris {
@@ -128,9 +129,9 @@ func (s *Solver) touchedVertices() {
 	nv, nf := len(c.X), len(c.Tris)
 	old := s.topoTris
 	s.topoAll = s.topoNV == 0 || nv < s.topoNV || cap(s.adj) < nf || cap(s.owner) < nf
-	s.vtouch = grow(s.vtouch, nv)
+	s.vtouch = buf.Grow(s.vtouch, nv)
 	clear(s.vtouch)
-	s.fsame = grow(s.fsame, nf)
+	s.fsame = buf.Grow(s.fsame, nf)
 	free := [3]int32{-1, -1, -1}
 	for f := range max(len(old), nf) {
 		a, b := free, free
@@ -184,8 +185,8 @@ func (s *Solver) meanEdge() float64 {
 // or inconsistently oriented edge; the faces there then fail the disk test
 // of boundaryLoop and are never certified).
 func (s *Solver) faceAdjacency() {
-	s.adj = grow(s.adj, len(s.c.Tris))
-	s.owner = grow(s.owner, len(s.c.Tris))
+	s.adj = buf.Grow(s.adj, len(s.c.Tris))
+	s.owner = buf.Grow(s.owner, len(s.c.Tris))
 	parallel.ForChunks(len(s.c.Tris), s.adjacencyFn)
 }
 

@@ -3,6 +3,7 @@ package contact
 import (
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -110,9 +111,9 @@ type Untangler struct {
 func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 	u.pairs = u.pairs[:0]
 	u.length = 0
-	u.grad = grow(u.grad, len(x))
-	u.faces = grow(u.faces, len(tris))
-	u.verts = grow(u.verts, len(x))
+	u.grad = buf.Grow(u.grad, len(x))
+	u.faces = buf.Grow(u.faces, len(tris))
+	u.verts = buf.Grow(u.verts, len(x))
 	if !faceGrid(&u.g, x, tris, nil) {
 		clear(u.grad)
 		clear(u.faces)

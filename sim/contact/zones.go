@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -27,9 +28,9 @@ type zoneState struct {
 
 func (z *zoneState) reset(nv int) {
 	z.active = true
-	z.parent = grow(z.parent, nv)
-	z.held = grow(z.held, nv)
-	z.pinned = grow(z.pinned, nv)
+	z.parent = buf.Grow(z.parent, nv)
+	z.held = buf.Grow(z.held, nv)
+	z.pinned = buf.Grow(z.pinned, nv)
 	for i := range z.parent {
 		z.parent[i] = -1
 	}

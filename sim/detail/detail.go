@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -418,8 +419,8 @@ func (d *Detailer) Update(f *Frame, dst *Surface) (Stats, error) {
 
 	// Output.
 	nf := t.nf
-	dst.Pos = grow(dst.Pos, nf)
-	dst.Normal = grow(dst.Normal, nf)
+	dst.Pos = buf.Grow(dst.Pos, nf)
+	dst.Normal = buf.Grow(dst.Normal, nf)
 	for i := 0; i < nf; i++ {
 		dst.Pos[i] = d.x[i].Add(d.n[i].Scale(d.d[i]))
 		st.MaxD = math.Max(st.MaxD, math.Abs(d.d[i]))
@@ -430,27 +431,20 @@ func (d *Detailer) Update(f *Frame, dst *Surface) (Stats, error) {
 	return st, nil
 }
 
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
-
 func (d *Detailer) resize() {
 	t := &d.t
 	nf, nr := t.nf, len(t.rowPtr)-1
-	d.x = grow(d.x, nf)
-	d.n = grow(d.n, nf)
-	d.c = grow(d.c, nf)
-	d.w = grow(d.w, nf)
-	d.g = grow(d.g, nf)
-	d.d = grow(d.d, nf)
-	d.rowT = grow(d.rowT, nr)
-	d.rowW = grow(d.rowW, nr)
-	d.rowR = grow(d.rowR, nr)
-	d.comp = grow(d.comp, len(t.tris))
-	d.fcol = grow(d.fcol, len(t.tris))
+	d.x = buf.Grow(d.x, nf)
+	d.n = buf.Grow(d.n, nf)
+	d.c = buf.Grow(d.c, nf)
+	d.w = buf.Grow(d.w, nf)
+	d.g = buf.Grow(d.g, nf)
+	d.d = buf.Grow(d.d, nf)
+	d.rowT = buf.Grow(d.rowT, nr)
+	d.rowW = buf.Grow(d.rowW, nr)
+	d.rowR = buf.Grow(d.rowR, nr)
+	d.comp = buf.Grow(d.comp, len(t.tris))
+	d.fcol = buf.Grow(d.fcol, len(t.tris))
 }
 
 // prepare computes the fine Loop surface, its normals, the coarse
@@ -467,7 +461,7 @@ func (d *Detailer) prepare(f *Frame) {
 		if (len(t.levels)-1-l)%2 == 0 {
 			dst = d.x
 		} else {
-			d.tmp = grow(d.tmp, t.nf)
+			d.tmp = buf.Grow(d.tmp, t.nf)
 			dst = d.tmp
 		}
 		dst = dst[:L.op.rows()]
@@ -527,7 +521,7 @@ func (d *Detailer) prepare(f *Frame) {
 	// (membraneTargets).
 	if p.Energy == EdgeEnergy {
 		nr := len(t.rowPtr) - 1
-		d.rowL = grow(d.rowL, nr)
+		d.rowL = buf.Grow(d.rowL, nr)
 		for r := range d.rowL {
 			d.rowL[r] = f.Pos[t.rowA[r]].Sub(f.Pos[t.rowB[r]]).Norm()
 		}

@@ -1,5 +1,7 @@
 package detail
 
+import "drape/sim/buf"
+
 // edgeTable numbers the edges of a triangle mesh in increasing edgeKey
 // order (by lower, then higher vertex index), as sorting the keys would,
 // but in O(vertices + faces): a counting sort of the half-edges on their
@@ -23,7 +25,7 @@ type edgeTable struct {
 
 // build fills the table for tris over nv vertices, in increasing key order.
 func (et *edgeTable) build(nv int, tris [][3]int32) {
-	ptr := grow(et.ptr, nv+1)
+	ptr := buf.Grow(et.ptr, nv+1)
 	clear(ptr)
 	for _, t := range tris {
 		for i := 0; i < 3; i++ {
@@ -33,7 +35,7 @@ func (et *edgeTable) build(nv int, tris [][3]int32) {
 	for v := 0; v < nv; v++ {
 		ptr[v+1] += ptr[v]
 	}
-	ent := grow(et.ent, 3*len(tris))
+	ent := buf.Grow(et.ent, 3*len(tris))
 	// Place each half-edge at its lower vertex's cursor (ptr[lo]++), which
 	// leaves ptr[v] at the start of v+1; shift back afterwards.
 	for f, t := range tris {
@@ -45,7 +47,7 @@ func (et *edgeTable) build(nv int, tris [][3]int32) {
 	}
 	copy(ptr[1:], ptr[:nv])
 	ptr[0] = 0
-	et.of = grow(et.of, len(tris))
+	et.of = buf.Grow(et.of, len(tris))
 	et.keys = et.keys[:0]
 	et.dir = et.dir[:0]
 	et.nface = et.nface[:0]
@@ -92,7 +94,7 @@ func (l *loopLevel) fineEdges(dst *edgeTable) {
 	in := &l.et
 	ne := int32(l.ne)
 	nt := len(l.tris) / 4
-	dst.keys = grow(dst.keys, 2*l.ne+3*nt)
+	dst.keys = buf.Grow(dst.keys, 2*l.ne+3*nt)
 	for e, k := range in.keys {
 		m := uint64(int32(l.nv) + int32(e))
 		dst.keys[2*e] = k>>32<<32 | m               // (lo, m)
@@ -105,7 +107,7 @@ func (l *loopLevel) fineEdges(dst *edgeTable) {
 		}
 		return 2*e + 1
 	}
-	dst.of = grow(dst.of, len(l.tris))
+	dst.of = buf.Grow(dst.of, len(l.tris))
 	for f := 0; f < nt; f++ {
 		c := l.tris[4*f:][:4]
 		t0, t1, t2 := c[0][0], c[1][0], c[2][0]
@@ -120,8 +122,8 @@ func (l *loopLevel) fineEdges(dst *edgeTable) {
 		dst.of[4*f+2] = [3]int32{half(e2, t2), a + 2, half(e1, t2)}
 		dst.of[4*f+3] = [3]int32{a + 1, a + 2, a}
 	}
-	dst.dir = grow(dst.dir, len(dst.keys))
-	dst.nface = grow(dst.nface, len(dst.keys))
+	dst.dir = buf.Grow(dst.dir, len(dst.keys))
+	dst.nface = buf.Grow(dst.nface, len(dst.keys))
 	clear(dst.dir)
 	clear(dst.nface)
 	for f, t := range l.tris {

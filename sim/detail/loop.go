@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -127,7 +128,7 @@ func subdivideLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 			return fmt.Errorf("edge (%d,%d) is shared by more than two faces", int32(keys[e]>>32), int32(uint32(keys[e])))
 		}
 	}
-	opp := grow(l.opp, ne)
+	opp := buf.Grow(l.opp, ne)
 	cnt := l.et.nface // counted again while filling opp, to the same values
 	clear(cnt)
 	for f, t := range tris {
@@ -138,9 +139,9 @@ func subdivideLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 		}
 	}
 	// Per vertex: neighbour count and boundary neighbours.
-	valence := grow(l.valence, nv)
-	nbnd := grow(l.nbnd, nv)
-	bnb := grow(l.bnb, nv)
+	valence := buf.Grow(l.valence, nv)
+	nbnd := buf.Grow(l.nbnd, nv)
+	bnb := buf.Grow(l.bnb, nv)
 	clear(valence)
 	clear(nbnd)
 	for e, k := range keys {
@@ -156,7 +157,7 @@ func subdivideLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 			}
 		}
 	}
-	faces := grow(l.faces, nv) // faces per vertex, to find corners
+	faces := buf.Grow(l.faces, nv) // faces per vertex, to find corners
 	clear(faces)
 	for _, t := range tris {
 		for _, v := range t {
@@ -164,12 +165,12 @@ func subdivideLevel(l *loopLevel, nv int, tris [][3]int32, corner []bool) error 
 		}
 	}
 	// Neighbour lists (CSR) for the even rule.
-	nbPtr := grow(l.nbPtr, nv+1)
+	nbPtr := buf.Grow(l.nbPtr, nv+1)
 	nbPtr[0] = 0
 	for v := 0; v < nv; v++ {
 		nbPtr[v+1] = nbPtr[v] + valence[v]
 	}
-	nb := grow(l.nb, int(nbPtr[nv]))
+	nb := buf.Grow(l.nb, int(nbPtr[nv]))
 	cur := valence // the valences are in nbPtr now: reuse as fill cursors
 	copy(cur, nbPtr[:nv])
 	for _, k := range keys {
@@ -269,9 +270,9 @@ func restCorners(rest []geom.Vec2, et *edgeTable, corner []bool, scratch []int32
 	// Boundary edges are the directed edges whose reverse is absent: the
 	// edges that faces run one way only (et.dir 1: lo → hi, 2: hi → lo).
 	nv := len(rest)
-	corner = grow(corner, nv)
+	corner = buf.Grow(corner, nv)
 	clear(corner)
-	scratch = grow(scratch, 3*nv)
+	scratch = buf.Grow(scratch, 3*nv)
 	clear(scratch)
 	in, out, nb := scratch[:nv], scratch[nv:2*nv], scratch[2*nv:] // boundary predecessor + 1, successor + 1, boundary edges
 	for e, k := range et.keys {

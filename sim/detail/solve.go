@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -67,7 +68,7 @@ func (d *Detailer) activeSet() {
 	t := &d.t
 	s := &d.sys
 	n := t.nf
-	s.mark = grow(s.mark, n)
+	s.mark = buf.Grow(s.mark, n)
 	clear(s.mark)
 	small := activeSmall * t.hMean
 	for i := 0; i < n; i++ {
@@ -87,7 +88,7 @@ func (d *Detailer) activeSet() {
 			}
 		}
 	}
-	s.loc = grow(s.loc, n)
+	s.loc = buf.Grow(s.loc, n)
 	s.act = s.act[:0]
 	for i := 0; i < n; i++ {
 		s.loc[i] = -1
@@ -102,9 +103,9 @@ func (d *Detailer) activeSet() {
 
 	// Bending rows over the active columns; the diagonal of the quadratic
 	// part of H.
-	s.diagB = grow(s.diagB, s.na)
-	s.fw = grow(s.fw, s.na)
-	s.gs = grow(s.gs, s.na)
+	s.diagB = buf.Grow(s.diagB, s.na)
+	s.fw = buf.Grow(s.fw, s.na)
+	s.gs = buf.Grow(s.gs, s.na)
 	for k, i := range s.act {
 		s.fw[k] = d.kf * d.w[i] * t.area[i]
 		s.gs[k] = d.g[i]
@@ -168,15 +169,15 @@ func (d *Detailer) activeSet() {
 		s.mPtr = append(s.mPtr, int32(len(s.mCol)))
 	}
 	s.nl = int(nl)
-	s.jac = grow(s.jac, len(s.mCol))
-	s.xs = grow(s.xs, s.nl)
-	s.ns = grow(s.ns, s.nl)
+	s.jac = buf.Grow(s.jac, len(s.mCol))
+	s.xs = buf.Grow(s.xs, s.nl)
+	s.ns = buf.Grow(s.ns, s.nl)
 	for k, i := range s.act {
 		s.xs[k], s.ns[k] = d.x[i], d.n[i]
 	}
 	s.act = s.act[:s.na]
 	for _, v := range []*[]float64{&s.d, &s.dTry, &s.grad, &s.stp, &s.cgR, &s.cgZ, &s.cgP, &s.cgAp, &s.invDiag} {
-		*v = grow(*v, s.nl)
+		*v = buf.Grow(*v, s.nl)
 		clear(*v)
 	}
 	clear(d.rowR)
@@ -265,7 +266,7 @@ func (d *Detailer) energy(dv []float64, jac bool) float64 {
 	}
 	// Displaced positions x_i + d_i·n̂_i, once per point (a point is in
 	// about six rows of the face energy).
-	s.ps = grow(s.ps, s.nl)
+	s.ps = buf.Grow(s.ps, s.nl)
 	for k := range s.ps {
 		s.ps[k] = s.xs[k].Add(s.ns[k].Scale(dv[k]))
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -105,7 +106,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 			return fmt.Errorf("detail: subdividing (level %d): %w", l+1, err)
 		}
 		o := (l + 1) % 2 // the ping-pong buffer this level writes
-		r := grow(t.restB[o], nv+L.ne)
+		r := buf.Grow(t.restB[o], nv+L.ne)
 		copy(r, rest)
 		for e, ab := range L.restMid {
 			r[nv+e] = rest[ab[0]].Add(rest[ab[1]]).Scale(0.5)
@@ -119,7 +120,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	t.fRest = rest
 	// Fine face c lies in coarse face c/4^level: each step makes faces
 	// 4f … 4f+3 of face f.
-	t.faceOf = grow(t.faceOf, len(tris))
+	t.faceOf = buf.Grow(t.faceOf, len(tris))
 	for c := range t.faceOf {
 		t.faceOf[c] = int32(c >> (2 * level))
 	}
@@ -128,12 +129,12 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	// Fine edges, and per fine vertex its neighbours, area and face count.
 	t.levels[level-1].fineEdges(&t.fe)
 	keys := t.fe.keys
-	efaces := grow(t.efaces, len(keys))
+	efaces := buf.Grow(t.efaces, len(keys))
 	for i := range efaces {
 		efaces[i] = [2]int32{-1, -1}
 	}
-	t.area = grow(t.area, nv)
-	t.ntri = grow(t.ntri, nv)
+	t.area = buf.Grow(t.area, nv)
+	t.ntri = buf.Grow(t.ntri, nv)
 	clear(t.area)
 	clear(t.ntri)
 	for c, tr := range tris {
@@ -149,9 +150,9 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 			}
 		}
 	}
-	deg := grow(t.deg, nv)
-	bdeg := grow(t.bdeg, nv)
-	hsq := grow(t.hsq, nv)
+	deg := buf.Grow(t.deg, nv)
+	bdeg := buf.Grow(t.bdeg, nv)
+	hsq := buf.Grow(t.hsq, nv)
 	clear(deg)
 	clear(bdeg)
 	clear(hsq)
@@ -170,14 +171,14 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		}
 	}
 	t.hMean = hsum / float64(max(len(keys), 1))
-	nbPtr := grow(t.nbPtr, nv+1)
+	nbPtr := buf.Grow(t.nbPtr, nv+1)
 	nbPtr[0] = 0
 	for v := 0; v < nv; v++ {
 		nbPtr[v+1] = nbPtr[v] + deg[v]
 	}
-	nb := grow(t.nb, int(nbPtr[nv]))
-	isB := grow(t.isB, len(nb))
-	fill := grow(t.fe.ptr, nv) // the edge table's scratch, done with
+	nb := buf.Grow(t.nb, int(nbPtr[nv]))
+	isB := buf.Grow(t.isB, len(nb))
+	fill := buf.Grow(t.fe.ptr, nv) // the edge table's scratch, done with
 	copy(fill, nbPtr[:nv])
 	for e, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
@@ -197,8 +198,8 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	// count a tilt as bending. Elsewhere (corners): none.
 	t.lapPtr = append(slices.Grow(t.lapPtr[:0], nv+1), 0)
 	t.lapIdx = slices.Grow(t.lapIdx[:0], len(nb))
-	t.lapC = grow(t.lapC, nv)
-	t.lapN = grow(t.lapN, nv)
+	t.lapC = buf.Grow(t.lapC, nv)
+	t.lapN = buf.Grow(t.lapN, nv)
 	for v := 0; v < nv; v++ {
 		m := deg[v]
 		h2 := hsq[v] / float64(max(m, 1))
@@ -295,7 +296,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 
 	// The seed pattern is evaluated where the seed needs it (seedPhi).
 	t.phiK = 2 * math.Pi / (wavelength * t.hMean)
-	t.phi = grow(t.phi, nv)
+	t.phi = buf.Grow(t.phi, nv)
 	for i := range t.phi {
 		t.phi[i] = math.NaN()
 	}
@@ -331,7 +332,7 @@ func (t *topo) mapping() {
 	}
 	// Barycentric coordinates of each fine face's corners in its coarse
 	// face, level by level.
-	bary := grow(t.baryB[0], len(t.tris))
+	bary := buf.Grow(t.baryB[0], len(t.tris))
 	for i := range bary {
 		bary[i] = baryCorners{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 	}
@@ -339,7 +340,7 @@ func (t *topo) mapping() {
 	for l := range t.levels {
 		L := &t.levels[l]
 		o := (l + 1) % 2
-		nBary := grow(t.baryB[o], len(L.tris))
+		nBary := buf.Grow(t.baryB[o], len(L.tris))
 		for c, p := range L.parent {
 			b := bary[p]
 			mid := func(i, j int) [3]float64 {
@@ -360,8 +361,8 @@ func (t *topo) mapping() {
 		t.baryB[o] = nBary
 		bary = nBary
 	}
-	t.mFace = grow(t.mFace, t.nf)
-	t.mBary = grow(t.mBary, t.nf)
+	t.mFace = buf.Grow(t.mFace, t.nf)
+	t.mBary = buf.Grow(t.mBary, t.nf)
 	for i := range t.mFace {
 		t.mFace[i] = -1
 	}

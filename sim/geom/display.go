@@ -3,6 +3,7 @@ package geom
 import (
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/parallel"
 )
 
@@ -146,7 +147,7 @@ func DisplayCurvature(m *Mesh, h []float64, sigma float64, out []float64) {
 // around each vertex slot and returns the total area.
 func (w *DisplayWorkspace) lump(m *Mesh) float64 {
 	nv, nf := len(m.Pos), len(m.Tris)
-	w.area = grow(w.area, nf)
+	w.area = buf.Grow(w.area, nf)
 	parallel.ForChunks(nf, func(_, lo, hi int) {
 		for f := lo; f < hi; f++ {
 			if t := m.Tris[f]; m.FaceAlive(f) {
@@ -154,7 +155,7 @@ func (w *DisplayWorkspace) lump(m *Mesh) float64 {
 			}
 		}
 	})
-	w.mass = grow(w.mass, nv)
+	w.mass = buf.Grow(w.mass, nv)
 	clear(w.mass)
 	total := 0.0
 	for f, t := range m.Tris {
@@ -174,7 +175,7 @@ func (w *DisplayWorkspace) lump(m *Mesh) float64 {
 // empty unless r is a root.
 func (w *DisplayWorkspace) pieces(m *Mesh) {
 	nv := len(m.Pos)
-	w.parent = grow(w.parent, nv)
+	w.parent = buf.Grow(w.parent, nv)
 	for v := range w.parent {
 		w.parent[v] = int32(v)
 	}
@@ -195,7 +196,7 @@ func (w *DisplayWorkspace) pieces(m *Mesh) {
 			}
 		}
 	}
-	w.start = grow(w.start, nv+1)
+	w.start = buf.Grow(w.start, nv+1)
 	clear(w.start)
 	for v := range nv {
 		if m.VertAlive[v] {
@@ -205,7 +206,7 @@ func (w *DisplayWorkspace) pieces(m *Mesh) {
 	for v := range nv {
 		w.start[v+1] += w.start[v]
 	}
-	w.order = grow(w.order, int(w.start[nv]))
+	w.order = buf.Grow(w.order, int(w.start[nv]))
 	// Point every live vertex straight at its root, then fill order
 	// through one cursor per piece.
 	for v := range nv {
@@ -234,7 +235,7 @@ func (w *DisplayWorkspace) pieces(m *Mesh) {
 func (w *DisplayWorkspace) smooth(m *Mesh, h []float64, sigma float64, verts []int32, out []float64) {
 	// Material coordinates, or world ones for a piece without material
 	// area.
-	w.at = grow(w.at, len(verts))
+	w.at = buf.Grow(w.at, len(verts))
 	rlo, rhi := m.Rest[verts[0]], m.Rest[verts[0]]
 	for _, v := range verts {
 		r := m.Rest[v]
@@ -280,7 +281,7 @@ func (w *DisplayWorkspace) smooth(m *Mesh, h []float64, sigma float64, verts []i
 		}
 		c *= 1.25
 	}
-	w.grid = grow(w.grid, n[0]*n[1]*n[2])
+	w.grid = buf.Grow(w.grid, n[0]*n[1]*n[2])
 	clear(w.grid)
 	// Each vertex lies in the cell whose lowest node is node[i]; its
 	// trilinear weight on the corner with upper bits u (bit k: the upper
@@ -304,8 +305,8 @@ func (w *DisplayWorkspace) smooth(m *Mesh, h []float64, sigma float64, verts []i
 			corners++
 		}
 	}
-	w.node = grow(w.node, len(verts))
-	w.frac = grow(w.frac, len(verts))
+	w.node = buf.Grow(w.node, len(verts))
+	w.frac = buf.Grow(w.frac, len(verts))
 	parallel.ForChunks(len(verts), func(_, from, to int) {
 		for i := from; i < to; i++ {
 			node := 0
@@ -369,7 +370,7 @@ func (w *DisplayWorkspace) smooth(m *Mesh, h []float64, sigma float64, verts []i
 // truncated at ⌈3s⌉ cells, treating nodes outside the grid as empty.
 func (w *DisplayWorkspace) blur(n [3]int, s float64) {
 	r := int(math.Ceil(3 * s))
-	w.kern = grow(w.kern, r+1)
+	w.kern = buf.Grow(w.kern, r+1)
 	for k := range w.kern {
 		w.kern[k] = math.Exp(-float64(k*k) / (2 * s * s))
 	}
@@ -379,7 +380,7 @@ func (w *DisplayWorkspace) blur(n [3]int, s float64) {
 			continue
 		}
 		l := n[axis]
-		w.line = grow(w.line, l)
+		w.line = buf.Grow(w.line, l)
 		// Every line along axis starts at a node whose coordinate on axis
 		// is 0.
 		for base := range n[0] * n[1] * n[2] {
@@ -407,13 +408,4 @@ func abs(i int) int {
 		return -i
 	}
 	return i
-}
-
-// grow returns s with length n, reallocating with a quarter of headroom
-// when its capacity is short; the contents are not kept.
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n, n+n/4)
-	}
-	return s[:n]
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -170,8 +171,8 @@ func (s *Sampler) build(m *geom.Mesh) {
 		}
 	}
 	nc := s.nx * s.ny
-	s.start = growZero(s.start, nc+1)
-	s.next = growZero(s.next, nc)
+	s.start = buf.Zeroed(s.start, nc+1)
+	s.next = buf.Zeroed(s.next, nc)
 	for pass := 0; pass < 2; pass++ {
 		for f, t := range m.Tris {
 			if !m.FaceAlive(f) {
@@ -194,7 +195,7 @@ func (s *Sampler) build(m *geom.Mesh) {
 			for c := 1; c <= nc; c++ {
 				s.start[c] += s.start[c-1]
 			}
-			s.faces = growZero(s.faces, int(s.start[nc]))
+			s.faces = buf.Zeroed(s.faces, int(s.start[nc]))
 			copy(s.next, s.start[:nc])
 		}
 	}
@@ -286,15 +287,4 @@ func nearest(p, a, b, c geom.Vec2) ([3]float64, float64) {
 		}
 	}
 	return bw, best
-}
-
-// growZero returns x with length n, all zero, reusing its storage when it
-// is large enough.
-func growZero(x []int32, n int) []int32 {
-	if cap(x) < n {
-		return make([]int32, n)
-	}
-	x = x[:n]
-	clear(x)
-	return x
 }

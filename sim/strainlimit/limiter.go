@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
 )
@@ -232,7 +233,7 @@ type marks struct {
 
 // reset sizes the marks for n items, none marked.
 func (m *marks) reset(n int) {
-	m.at = grow(m.at, n)
+	m.at = buf.Grow(m.at, n)
 	clear(m.at)
 	m.stamp = 0
 }
@@ -257,13 +258,6 @@ func (m *marks) mark(i int32) bool {
 	}
 	m.at[i] = m.stamp
 	return true
-}
-
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
 }
 
 // Apply limits the strain of the cloth in (Tsiknis ch. 2; see the package
@@ -445,7 +439,7 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	// is rebuilt after every adaptation; on the gathering adaptive
 	// curtain (1800 steps, 129 rebuilds) build took 0.12 s of CPU with
 	// this against 0.36 s with slices.SortFunc.
-	cnt := grow(l.fill, n+1)
+	cnt := buf.Grow(l.fill, n+1)
 	clear(cnt)
 	for _, h := range l.halfs {
 		cnt[h.a+1]++
@@ -453,7 +447,7 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	for v := 0; v < n; v++ {
 		cnt[v+1] += cnt[v]
 	}
-	l.sorted = grow(l.sorted, len(l.halfs))
+	l.sorted = buf.Grow(l.sorted, len(l.halfs))
 	for _, h := range l.halfs {
 		l.sorted[cnt[h.a]] = h
 		cnt[h.a]++
@@ -481,7 +475,7 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 		}
 		l.edges = append(l.edges, edge{a: h.a, b: h.b, nf: 1, ef: [2]edgeFace{ef}})
 	}
-	l.fe = grow(l.fe, len(tris))
+	l.fe = buf.Grow(l.fe, len(tris))
 	for e, ed := range l.edges {
 		for j := int32(0); j < ed.nf; j++ {
 			ef := ed.ef[j]
@@ -492,7 +486,7 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 			l.fe[ef.f][k] = int32(e)
 		}
 	}
-	l.vOff = grow(l.vOff, n+1)
+	l.vOff = buf.Grow(l.vOff, n+1)
 	clear(l.vOff)
 	for _, e := range l.edges {
 		l.vOff[e.a+1]++
@@ -501,10 +495,10 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	for v := 0; v < n; v++ {
 		l.vOff[v+1] += l.vOff[v]
 	}
-	l.vAdj = grow(l.vAdj, int(l.vOff[n]))
-	l.used = grow(l.used, n)
+	l.vAdj = buf.Grow(l.vAdj, int(l.vOff[n]))
+	l.used = buf.Grow(l.used, n)
 	clear(l.used)
-	cur := grow(l.fill, n) // per-vertex fill counts
+	cur := buf.Grow(l.fill, n) // per-vertex fill counts
 	clear(cur)
 	for i, e := range l.edges {
 		ia := int(l.vOff[e.a]) + int(cur[e.a])
@@ -517,27 +511,27 @@ func (l *Limiter) build(tris [][3]int32, n int) error {
 	}
 	l.fill = cur
 	nf, ne := len(tris), len(l.edges)
-	l.grad = grow(l.grad, nf)
-	l.xt = grow(l.xt, nf)
-	l.wf = grow(l.wf, nf)
-	l.hf = grow(l.hf, nf)
-	l.resp = grow(l.resp, nf)
-	l.fr = grow(l.fr, nf)
-	l.fs = grow(l.fs, nf)
+	l.grad = buf.Grow(l.grad, nf)
+	l.xt = buf.Grow(l.xt, nf)
+	l.wf = buf.Grow(l.wf, nf)
+	l.hf = buf.Grow(l.hf, nf)
+	l.resp = buf.Grow(l.resp, nf)
+	l.fr = buf.Grow(l.fr, nf)
+	l.fs = buf.Grow(l.fs, nf)
 	l.moved.reset(n)
 	l.taken.reset(ne)
 	l.aedges = l.aedges[:0]
 	l.reach.reset(n)
 	l.freach.reset(nf)
 	for _, s := range []*[]geom.Vec3{&l.xs, &l.x, &l.y} {
-		*s = grow(*s, n)
+		*s = buf.Grow(*s, n)
 	}
-	l.loc = grow(l.loc, n)
+	l.loc = buf.Grow(l.loc, n)
 	for _, s := range []*[]float64{&l.lmax, &l.c, &l.diag, &l.lam, &l.r, &l.z, &l.p, &l.ap} {
-		*s = grow(*s, ne)
+		*s = buf.Grow(*s, ne)
 	}
-	l.u = grow(l.u, ne)
-	l.act = grow(l.act, ne)
+	l.u = buf.Grow(l.u, ne)
+	l.act = buf.Grow(l.act, ne)
 	clear(l.act)
 	return nil
 }
@@ -841,7 +835,7 @@ var serialRows = 256
 // and its first CG vectors: sr = g, sz = g/sd, sp = sz, sx = 0.
 func (l *Limiter) stitchSystem() {
 	na := len(l.active)
-	l.rowOff = grow(l.rowOff, na+1)
+	l.rowOff = buf.Grow(l.rowOff, na+1)
 	l.rowOff[0] = 0
 	for i, v := range l.active {
 		l.loc[v] = int32(i)
@@ -852,13 +846,13 @@ func (l *Limiter) stitchSystem() {
 		l.rowOff[i+1] = k
 	}
 	nnz := int(l.rowOff[na])
-	l.rowCol = grow(l.rowCol, nnz)
-	l.rowW = grow(l.rowW, nnz)
-	l.sd = grow(l.sd, na)
+	l.rowCol = buf.Grow(l.rowCol, nnz)
+	l.rowW = buf.Grow(l.rowW, nnz)
+	l.sd = buf.Grow(l.sd, na)
 	for _, s := range []*[]geom.Vec3{&l.sx, &l.sr, &l.sap, &l.sz} {
-		*s = grow(*s, na)
+		*s = buf.Grow(*s, na)
 	}
-	l.sp = grow(l.sp, na+1)
+	l.sp = buf.Grow(l.sp, na+1)
 	l.sp[na] = geom.Vec3{}
 	if na < serialRows {
 		l.edgeGapChunk(0, 0, na)
