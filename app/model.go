@@ -60,11 +60,12 @@ type Model interface {
 	// where the model draws a finer surface, Detail), reusing dst's
 	// slices, and returns its statistics.
 	Surface(dst *Snapshot) SurfaceInfo
-	// MoveObstacle sets the user offset of obstacle i (its index in the
-	// scene's "obstacles" list), m: the viewer's drag. The next step sees
-	// the change as the obstacle's motion over that step, so it pushes
-	// the cloth. An index out of range or a non-finite offset is an
-	// error, and nothing moves.
+	// MoveObstacle moves the user offset of obstacle i (its index in the
+	// scene's "obstacles" list) at once towards offset, m: the viewer's
+	// drag while paused. It stops where the obstacle would reach the cloth
+	// or come too close to another obstacle (cloth.Sim.JumpObstacle). An
+	// index out of range or a non-finite offset is an error, and nothing
+	// moves.
 	MoveObstacle(i int, offset geom.Vec3) error
 	// DragObstacle asks for obstacle i at user offset goal: from the next
 	// step on the model moves it there at cloth.HandSpeed at most, as

@@ -10,7 +10,6 @@ import (
 	"drape/sim/cloth"
 	"drape/sim/contact"
 	"drape/sim/geom"
-	"drape/sim/obstacle"
 	"drape/sim/scene"
 	"drape/sim/strainlimit"
 )
@@ -116,17 +115,8 @@ func (f *femModel) SaveBlocks(sc *scene.Scene) {
 }
 
 func (f *femModel) MoveObstacle(i int, offset geom.Vec3) error {
-	obs := f.sim.Obstacles()
-	if i < 0 || i >= len(obs) {
-		return fmt.Errorf("moving obstacle %d: the scene has %d obstacles", i, len(obs))
-	}
-	for _, c := range [3]float64{offset.X, offset.Y, offset.Z} {
-		if math.IsNaN(c) || math.Abs(c) > obstacle.MaxCoordinate {
-			return fmt.Errorf("moving obstacle %s: offset %v is not finite or beyond ±%g m", obs[i].Name(), offset, float64(obstacle.MaxCoordinate))
-		}
-	}
-	obs[i].SetOffset(offset)
-	return nil
+	_, err := f.sim.JumpObstacle(i, offset)
+	return err
 }
 
 func (f *femModel) DragObstacle(i int, goal geom.Vec3) error { return f.sim.DragObstacle(i, goal) }

@@ -931,7 +931,7 @@ var helpLimits = []string{
 	fmt.Sprintf("pins, dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
 	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin, or next to it, by %.0f %% (%.0f %% of the strain limit when on)", 100*cloth.HandStretch, 100*cloth.HandLimitShare),
 	"a pin stops at the surface of an obstacle",
-	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground", 100*cloth.ObstacleClearance),
+	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground, and, dragged while paused, at the cloth", 100*cloth.ObstacleClearance),
 }
 
 // helpPanel sits in the right column between Stats and the legend, so it

@@ -339,8 +339,9 @@ func (l *Loop) apply(c Command) (step bool) {
 }
 
 // dragObstacle asks for obstacle i at user offset target. Paused, the
-// obstacle goes there at once (the next step sees the whole move as
-// motion); running, the model takes it there at cloth.HandSpeed at most
+// obstacle goes there at once, or as far as the cloth lets it
+// (Model.MoveObstacle), and the rest of the way once the simulation
+// runs; running, the model takes it there at cloth.HandSpeed at most
 // (Model.DragObstacle).
 func (l *Loop) dragObstacle(i int, target geom.Vec3) {
 	if l.paused {

@@ -24,6 +24,8 @@ type contactState struct {
 	near      []bool        // per face slot: in contact at the last Resolve (adaptivity holds them)
 	tangled   []bool        // per vertex slot: scratch of holdTangles
 	cloth     contact.Cloth // the cloth handed to the solver in this step (beginCollisions)
+	jumpNear  []int32       // closesOnCloth's scratch: vertex slots near the obstacle
+	jumpD     []float64     // and their distances, m
 	resolved  bool          // a Resolve ran since the last adaptation: near is valid
 
 	// Resting contacts (Baraff & Witkin 1998 §5.3): vertices held along a

@@ -370,7 +370,9 @@ func (r *run) start() bool {
 		i := obs[r.rng.IntN(len(obs))]
 		o := s.Obstacles()[i]
 		off := o.Offset().Add(randomDir(r.rng).Scale(0.5 * r.rng.Float64()))
-		o.SetOffset(off)
+		if _, err := s.JumpObstacle(i, off); err != nil {
+			r.fail("obstacle jump: " + err.Error())
+		}
 		if err := s.DragObstacle(i, off); err != nil {
 			r.fail("obstacle jump: " + err.Error())
 		}
