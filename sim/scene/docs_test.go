@@ -265,10 +265,15 @@ func TestREADMEScenes(t *testing.T) {
 	if j := strings.Index(sec[3:], "\n## "); j >= 0 {
 		sec = sec[:j+3]
 	}
-	row := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\|")
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\|.*\\|$")
 	var got []string
 	for _, m := range row.FindAllStringSubmatch(sec, -1) {
 		got = append(got, m[1])
+		// Every scene links its still (tools/gallery.sh); TestDocLinks
+		// checks that the file exists.
+		if still := "(docs/images/" + m[1] + ".png)"; !strings.Contains(m[0], still) {
+			t.Errorf("README.md's scene table: the row of %s does not link its still %s", m[1], still)
+		}
 	}
 	slices.Sort(got)
 	want := SceneNames(assets.Scenes)
