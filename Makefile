@@ -27,7 +27,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # has Go files (go test fails on a pattern that matches no package).
 GUI_PKGS := ./render/... $(if $(wildcard app/*.go),./app/...)
 
-.PHONY: deps deps-build build test run bench blender-test
+.PHONY: deps deps-build build test run bench blender-test gallery
 
 # install-missing installs those of the packages in $(1) that dpkg does not
 # know as installed.
@@ -71,6 +71,11 @@ run: build
 
 bench: deps-build
 	go test -run '^$$' -bench . -benchmem ./sim/...
+
+# gallery records the stills of docs/images (tools/gallery.sh): one per
+# built-in scene and the README's image, in the fabric look. A few minutes.
+gallery: deps build
+	$(XVFB) tools/gallery.sh bin/drape
 
 # blender-test checks the exports in the real Blender, headless
 # (tools/blender/blender_test.go: a 4 s sphere-adaptive point cache, and
