@@ -50,10 +50,10 @@ const HandSpeed = 3.0
 const HandStretch = 0.3
 
 // reachable returns goal moved, if need be, to where a pin or drag
-// anchor on vertex v may go: within (1+ε)·|Rest[v] − Rest[q]| of every
+// anchor on vertex v may go: within handReach(Rest[v] − Rest[q]) of every
 // other pin q's target (alternating projections onto those balls, a few
-// rounds), ε = handStretch, or, with at not nil, no farther than *at is
-// from a pin it is already beyond.
+// rounds), or, with at not nil, no farther than *at is from a pin it is
+// already beyond.
 func (s *Sim) reachable(v int32, at *geom.Vec3, goal geom.Vec3) geom.Vec3 {
 	m := s.Mesh
 	for range 4 {
@@ -102,9 +102,8 @@ const HandLimitShare = 0.8
 
 // leash moves the step's targets of the pins moved by hand (tgt[k] for
 // pin k, set by prescribe) back, where need be, so that no edge from a
-// moved pin to a free neighbour ends longer than (1+ε)·L, L its rest
-// length and ε = handStretch, measured to the neighbour where the step
-// starts; an edge already longer than that may keep its length but not
+// moved pin to a free neighbour ends longer than handReach allows for
+// it, measured to the neighbour where the step starts; an edge already longer than that may keep its length but not
 // grow. The pin then waits for the cloth round it to follow, as a hand
 // feels a cloth that is caught.
 //
@@ -244,7 +243,8 @@ func (s *Sim) DragObstacle(i int, goal geom.Vec3) error {
 // JumpObstacle moves obstacle i (its index in Obstacles) at once towards
 // the user offset goal, as a drag while the simulation is paused does,
 // and returns the offset it reached: along the straight way there, in
-// moves of at most h/2 (h the contact thickness; 1000 moves at most), it
+// moves of at most h/2 (h the contact thickness; at most jumpMoves moves,
+// so longer ones beyond jumpMoves·h/2), it
 // stops before the first move that would bring a free cloth vertex that
 // is outside the obstacle within h/2 of its surface, or the obstacle
 // closer to another than ObstacleClearance (moveObstacle), as a hand
@@ -271,7 +271,7 @@ func (s *Sim) JumpObstacle(i int, goal geom.Vec3) (geom.Vec3, error) {
 	h := c.p.Thickness
 	from := o.Offset()
 	dist := goal.Sub(from).Norm()
-	n := min(1000, max(1, int(math.Ceil(dist/(0.5*h)))))
+	n := min(jumpMoves, max(1, int(math.Ceil(dist/(0.5*h)))))
 	for k := 1; k <= n; k++ {
 		at := o.Offset()
 		next := from.Add(goal.Sub(from).Scale(float64(k) / float64(n)))
@@ -283,6 +283,10 @@ func (s *Sim) JumpObstacle(i int, goal geom.Vec3) (geom.Vec3, error) {
 	}
 	return o.Offset(), nil
 }
+
+// jumpMoves caps JumpObstacle's moves: 6 m at the default h = 3 mm (each
+// move checks the live vertices against the obstacle's box).
+const jumpMoves = 4000
 
 // closesOnCloth reports whether obstacle o, moved from the offset prev to
 // its current one, has come closer to a free cloth vertex that is now
