@@ -54,7 +54,7 @@ func (s *Sim) SetStrainParams(p strainlimit.Params) error {
 	}
 	old := s.sl.p
 	s.sl.p = p
-	if p.Enabled && (!old.Enabled || p.MaxWeft < old.MaxWeft || p.MaxWarp < old.MaxWarp) {
+	if s.Mesh != nil && p.Enabled && (!old.Enabled || p.MaxWeft < old.MaxWeft || p.MaxWarp < old.MaxWarp) {
 		m := s.Mesh
 		s.sl.strains = strainlimit.PrincipalStrains(m.Pos, m.Rest, m.Tris, s.sl.strains)
 		most := 0.0
