@@ -717,8 +717,12 @@ func (m *guiMonkey) run() {
 	// steps: wait for a count taken after the settling time.
 	at := m.fresh()
 	var end State
+	var last State // the last state read, for the failure message
 	for {
 		s, ok := m.read()
+		if ok {
+			last = s
+		}
 		if ok && s.Steps >= at.Steps+5 && time.Since(quiet) >= monkeySettle+1200*time.Millisecond {
 			end = s
 			break
@@ -727,7 +731,7 @@ func (m *guiMonkey) run() {
 			m.fail("paused during the settling: %q", s.Error)
 		}
 		if time.Since(quiet) > monkeySettle+60*time.Second {
-			m.fail("the simulation did not step after the settling")
+			m.fail("the simulation did not step after the settling (step in progress for %.1f s; 0: the loop is waiting, not stepping)", last.StepBusy)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"drape/sim/cloth"
@@ -96,6 +97,9 @@ type Loop struct {
 	queue  []Command
 	events []Event
 	wake   chan struct{} // capacity 1: "the queue is not empty"
+	// stepping is the wall clock (UnixNano) at which the step in
+	// progress started, 0 between steps: Busy, for --state.
+	stepping atomic.Int64
 
 	// Owned by the Run goroutine (and by NewLoop before Run starts).
 	scenes fs.FS
@@ -174,6 +178,16 @@ func (l *Loop) Send(c Command) {
 	case l.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Busy returns how long the step in progress has been running, or 0
+// between steps (the loop waiting for its schedule or a command). Safe
+// from any goroutine.
+func (l *Loop) Busy() time.Duration {
+	if t := l.stepping.Load(); t != 0 {
+		return time.Duration(l.now().UnixNano() - t)
+	}
+	return 0
 }
 
 // Events returns and clears the events since the last call.
@@ -423,7 +437,9 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 // state is unchanged, see cloth.Sim.Step) or a non-finite state pauses the
 // loop and publishes the reason; only Reset or a scene change clear it.
 func (l *Loop) step() {
+	l.stepping.Store(l.now().UnixNano())
 	st, err := l.s.Step()
+	l.stepping.Store(0)
 	if err == nil && !l.s.Finite() {
 		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps(), cloth.ErrUnstable)
 	}

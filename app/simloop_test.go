@@ -370,3 +370,19 @@ func TestWeightedPercentile(t *testing.T) {
 }
 
 var _ = errors.Is
+
+// TestLoopBusy: Busy is 0 between steps and the time since the step
+// began while one runs (the loop's clock), for --state's step_busy_s.
+func TestLoopBusy(t *testing.T) {
+	var l Loop
+	clock := time.Unix(100, 0)
+	l.now = func() time.Time { return clock }
+	if b := l.Busy(); b != 0 {
+		t.Errorf("Busy between steps: got=%v, want=0", b)
+	}
+	l.stepping.Store(clock.UnixNano())
+	clock = clock.Add(3 * time.Second)
+	if b := l.Busy(); b != 3*time.Second {
+		t.Errorf("Busy 3 s into a step: got=%v, want=3s", b)
+	}
+}

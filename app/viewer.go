@@ -320,6 +320,7 @@ func (v *viewer) state() State {
 		st.Detail = &DetailState{Shown: v.detailShown(), Triangles: v.uploadedDetailTris, Status: t.detailLine}
 	}
 	st.DraggedObstacle = v.in.Obstacle
+	st.StepBusy = v.loop.Busy().Seconds()
 	return st
 }
 
