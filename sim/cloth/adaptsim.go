@@ -350,21 +350,10 @@ func (s *Sim) RefineUniform(g int) error {
 		return err
 	}
 	a := s.ad.a
-	m := s.Mesh
 	s.snapshotForAdapt()
 	a.ResetChanges()
-	for k := 1; k <= g/2; k++ {
-		for {
-			did := false
-			for f := range m.Tris {
-				if m.FaceAlive(f) && adapt.Generation(m.Gen[f]) < 2*k && a.Refine(int32(f)) {
-					did = true
-				}
-			}
-			if !did {
-				break
-			}
-		}
+	if err := a.RefineUniform(g); err != nil {
+		return err // not reached: the adapter refines to MaxGeneration, and g was checked above
 	}
 	s.applyChanges(a.Changes())
 	return nil
