@@ -168,8 +168,9 @@ type run struct {
 }
 
 type revert struct {
-	at  float64
-	set func(*cloth.Sim) error
+	at   float64
+	what string // the control, for the trace
+	set  func(*cloth.Sim) error
 }
 
 // Run plays one monkey run and returns what it found. An error means the
@@ -277,6 +278,7 @@ func (r *run) act() bool {
 	t := s.Time
 	for _, rv := range r.reverts {
 		if rv.at <= t {
+			r.trace("revert %s", rv.what)
 			if err := rv.set(s); err != nil {
 				r.res.Rejected++
 			}
@@ -473,17 +475,17 @@ func slide[T any](r *run, block string, t param.Table[T], v T, set func(*cloth.S
 	old := v
 	key := randomize(r.rng, t, &v)
 	r.trace("slider %s.%s", block, key)
-	r.setOr(set(r.sim, v), back, later, func(s *cloth.Sim) error { return set(s, old) })
+	r.setOr(set(r.sim, v), back, later, block+"."+key, func(s *cloth.Sim) error { return set(s, old) })
 }
 
-func (r *run) setOr(err error, back bool, at float64, undo func(*cloth.Sim) error) {
+func (r *run) setOr(err error, back bool, at float64, what string, undo func(*cloth.Sim) error) {
 	if err != nil {
 		r.res.Rejected++
 		r.trace("rejected: %v", err)
 		return
 	}
 	if back {
-		r.reverts = append(r.reverts, revert{at: at, set: undo})
+		r.reverts = append(r.reverts, revert{at: at, what: what, set: undo})
 	}
 }
 
@@ -628,6 +630,8 @@ func (r *run) lasting(since *float64, n int, what string) {
 		r.res.Lasting++
 		r.fail(fmt.Sprintf("%d %s for %.2f s", n, what, t-*since))
 		*since = t // report again after another grace period
+	default:
+		r.trace("%d %s (for %.2f s)", n, what, t-*since)
 	}
 }
 
