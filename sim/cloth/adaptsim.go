@@ -343,8 +343,8 @@ const tangleTries = 3
 // Pins are extended to new boundary vertices as in adaptation. It returns
 // an error for an odd or out-of-range g.
 func (s *Sim) RefineUniform(g int) error {
-	if g < 0 || g > adapt.MaxGeneration-1 || g%2 != 0 {
-		return fmt.Errorf("uniform refinement: generation must be even and in [0, %d], got %d", adapt.MaxGeneration-1, g)
+	if err := adapt.CheckUniform(g, adapt.MaxGeneration); err != nil {
+		return err
 	}
 	if err := s.ensureAdapter(); err != nil {
 		return err
@@ -644,10 +644,24 @@ func (s *Sim) derivePins(ch adapt.Changes) {
 		ra, rb := m.Rest[ends[0]], m.Rest[ends[1]]
 		d := rb.Sub(ra)
 		u := math.Sqrt(m.Rest[v].Sub(ra).Norm2() / d.Norm2())
-		p := Pin{Vertex: v, Anchor: pa.Anchor.Scale(1 - u).Add(pb.Anchor.Scale(u)), Path: lerpPath(pa.Path, pb.Path, u)}
-		p.Target, p.Goal = p.Anchor, pa.Goal.Scale(1-u).Add(pb.Goal.Scale(u))
-		if p.Path != nil {
+		var p Pin
+		if pa.Path != nil && pb.Path != nil {
+			p = Pin{Vertex: v, Anchor: pa.Anchor.Scale(1 - u).Add(pb.Anchor.Scale(u)), Path: lerpPath(pa.Path, pb.Path, u)}
 			p.Target = p.Anchor.Add(p.Path.At(s.Time))
+			p.Goal = p.Target
+		} else {
+			// An end without a path (fixed, or held or moved by a
+			// person): the new pin stays where it is inserted, on the
+			// line between the ends' targets, and yields to moving pins
+			// like its end (apart). Interpolating the paths instead
+			// (nil as zero) gave it half the scripted end's motion
+			// while the held end stayed, and from the anchors, which a
+			// pin moved by hand has left, it jumped: on the gathered
+			// curtain with a top pin held in the gather's way, such a
+			// pin passed its neighbours and the cloth blew up at
+			// 4810 m/s (TestPinsKeepApart).
+			p = Pin{Vertex: v, Target: pa.Target.Scale(1 - u).Add(pb.Target.Scale(u)), Hand: pa.Hand || pb.Hand}
+			p.Anchor, p.Goal = p.Target, p.Target
 		}
 		m.Pos[v] = p.Target
 		s.setPin(p)

@@ -591,6 +591,7 @@ func (s *Sim) prescribe(t1 float64) {
 		s.pinNext = append(s.pinNext, tgt)
 	}
 	s.leash(s.pinNext)
+	s.apart(s.pinNext)
 	for k, pn := range s.pins {
 		v := pn.Vertex
 		s.z[v] = s.pinNext[k].Sub(m.Pos[v]).Scale(1 / dt).Sub(m.Vel[v])

@@ -24,6 +24,7 @@ type zoneState struct {
 	held    []int32
 	pinned  []bool // per root: the zone has a kinematic vertex
 	members []int32
+	grew    bool // add entered a vertex, merged two zones or gave a zone a body since grew was last cleared
 }
 
 func (z *zoneState) reset(nv int) {
@@ -62,6 +63,7 @@ func (z *zoneState) enter(i int32, kinematic bool) int32 {
 		z.held[i] = -1
 		z.pinned[i] = kinematic
 		z.members = append(z.members, i)
+		z.grew = true
 	}
 	return z.find(i)
 }
@@ -81,6 +83,7 @@ func (z *zoneState) add(s *Solver, pr *pair) {
 			continue
 		}
 		if r != root {
+			z.grew = true
 			z.parent[r] = root
 			if z.held[root] < 0 {
 				z.held[root] = z.held[r]
@@ -90,6 +93,7 @@ func (z *zoneState) add(s *Solver, pr *pair) {
 	}
 	if root >= 0 && pr.body >= 0 && z.held[root] < 0 {
 		z.held[root] = pr.body
+		z.grew = true
 	}
 }
 
@@ -236,7 +240,7 @@ func (s *Solver) projectZone(m []int32, held int32) {
 		}
 		l = l.Add(r.Cross(c.V[i].Sub(vc)).Scale(mi))
 	}
-	cv, e := eigenSym3(cm)
+	cv, e := geom.SymEigen3(cm)
 	tr := cv[0] + cv[1] + cv[2]
 	// Rigid: ω'_a = L'_a/(tr C − c_a) in the principal frame.
 	var om [3]float64
@@ -410,7 +414,7 @@ func addInertia(in *[3][3]float64, r geom.Vec3, w float64) {
 // positive semi-definite in (eigenvalues below 1e-12 of the largest count as
 // zero: a zone on a line cannot spin about it).
 func pinvSolve(in [3][3]float64, l geom.Vec3) geom.Vec3 {
-	ev, e := eigenSym3(in)
+	ev, e := geom.SymEigen3(in)
 	big := math.Max(ev[0], math.Max(ev[1], ev[2]))
 	var w geom.Vec3
 	for a := 0; a < 3; a++ {
@@ -422,45 +426,3 @@ func pinvSolve(in [3][3]float64, l geom.Vec3) geom.Vec3 {
 }
 
 func dot3(a, b geom.Vec3) float64 { return a.Dot(b) }
-
-// eigenSym3 returns the eigenvalues and unit eigenvectors (e[a] for
-// value[a]) of a symmetric 3×3 matrix by cyclic Jacobi rotations (to
-// round-off, at most 50 sweeps).
-func eigenSym3(a [3][3]float64) ([3]float64, [3]geom.Vec3) {
-	v := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	for sweep := 0; sweep < 50; sweep++ {
-		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
-		diag := a[0][0]*a[0][0] + a[1][1]*a[1][1] + a[2][2]*a[2][2]
-		if off <= 1e-32*diag || off == 0 {
-			break
-		}
-		for p := 0; p < 2; p++ {
-			for q := p + 1; q < 3; q++ {
-				if a[p][q] == 0 {
-					continue
-				}
-				theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
-				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-				c := 1 / math.Sqrt(t*t+1)
-				sn := t * c
-				for k := 0; k < 3; k++ {
-					akp, akq := a[k][p], a[k][q]
-					a[k][p], a[k][q] = c*akp-sn*akq, sn*akp+c*akq
-				}
-				for k := 0; k < 3; k++ {
-					apk, aqk := a[p][k], a[q][k]
-					a[p][k], a[q][k] = c*apk-sn*aqk, sn*apk+c*aqk
-				}
-				for k := 0; k < 3; k++ {
-					vkp, vkq := v[k][p], v[k][q]
-					v[k][p], v[k][q] = c*vkp-sn*vkq, sn*vkp+c*vkq
-				}
-			}
-		}
-	}
-	var e [3]geom.Vec3
-	for a := 0; a < 3; a++ {
-		e[a] = geom.Vec3{X: v[0][a], Y: v[1][a], Z: v[2][a]}
-	}
-	return [3]float64{a[0][0], a[1][1], a[2][2]}, e
-}
