@@ -2,6 +2,28 @@ package adapt
 
 import "fmt"
 
+// UniformGeneration reports whether g is a generation that uniform
+// refinement brings a whole mesh to: g ≥ 0 and even. One uniform √3 step
+// is two generations (Kobbelt 2000): the 1-to-3 split makes faces of the
+// odd generation g+1, and only the flip of their outer edges (on the
+// boundary, promotion, then the trisection one step later) finishes them
+// as faces of g+2; a mesh whose faces all have one odd generation does
+// not exist. So g_max must be even wherever the full-resolution mesh of
+// an adaptive scene is built: RefineUniform here and in cloth.Sim, a
+// scene's fine_start, drape bench and drape compare. This is the one
+// place the rule is written.
+func UniformGeneration(g int) bool { return g >= 0 && g%2 == 0 }
+
+// CheckUniform returns an error unless uniform refinement can bring a
+// mesh to generation g with generations up to gmax: UniformGeneration(g)
+// and g ≤ gmax.
+func CheckUniform(g, gmax int) error {
+	if !UniformGeneration(g) || g > gmax {
+		return fmt.Errorf("uniform refinement: generation must be even and in [0, %d], got %d", gmax&^1, g)
+	}
+	return nil
+}
+
 // RefineUniform refines the whole mesh to generation g by g/2 uniform √3
 // steps (Kobbelt 2000): step k brings every live face to generation 2k,
 // interior faces by the 1-to-3 split and flip, boundary faces alternately
@@ -12,8 +34,8 @@ import "fmt"
 // same operations). The changes go to the change record as any Refine's.
 // It returns an error, changing nothing, for an odd g or one above GMax.
 func (a *Adapter) RefineUniform(g int) error {
-	if g < 0 || g > a.gmax || g%2 != 0 {
-		return fmt.Errorf("uniform refinement: generation must be even and in [0, %d], got %d", a.gmax, g)
+	if err := CheckUniform(g, a.gmax); err != nil {
+		return err
 	}
 	m := a.m
 	for k := 1; k <= g/2; k++ {

@@ -59,3 +59,19 @@ func TestRefineUniform(t *testing.T) {
 		}
 	}
 }
+
+// TestUniformGeneration: uniform refinement reaches the even generations
+// only, and CheckUniform names the largest even one within gmax.
+func TestUniformGeneration(t *testing.T) {
+	for g, want := range map[int]bool{-2: false, -1: false, 0: true, 1: false, 2: true, 5: false, 30: true} {
+		if got := UniformGeneration(g); got != want {
+			t.Errorf("UniformGeneration(%d) got=%v, want=%v", g, got, want)
+		}
+	}
+	if err := CheckUniform(6, 7); err != nil {
+		t.Errorf("CheckUniform(6, 7): %v", err)
+	}
+	if err := CheckUniform(8, 7); err == nil || !strings.Contains(err.Error(), "in [0, 6], got 8") {
+		t.Errorf("CheckUniform(8, 7) got=%v, want the range [0, 6]", err)
+	}
+}

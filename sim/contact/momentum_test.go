@@ -176,7 +176,7 @@ func TestZoneProjection(t *testing.T) {
 						}
 					}
 				}
-				_, e := eigenSym3(cm)
+				_, e := geom.SymEigen3(cm)
 				for k := 0; k < 3; k++ {
 					ae := geom.Vec3{
 						X: a[0][0]*e[k].X + a[0][1]*e[k].Y + a[0][2]*e[k].Z,

@@ -86,17 +86,38 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	t.nc = len(f.Pos)
 	t.tris = append(t.tris[:0], f.Tris...)
 	t.rest = append(t.rest[:0], f.Rest...)
+	if err := t.subdivide(level); err != nil {
+		return err
+	}
+	t.fineEdgeFaces()
+	t.neighbours()
+	t.laplacian()
+	t.membraneRows()
+	// The seed pattern is evaluated where the seed needs it (seedPhi).
+	t.phiK = 2 * math.Pi / (wavelength * t.hMean)
+	t.phi = buf.Grow(t.phi, t.nf)
+	for i := range t.phi {
+		t.phi[i] = math.NaN()
+	}
+	return nil
+}
+
+// subdivide applies level steps of Loop subdivision to the coarse faces
+// t.tris (the material coordinates of each new vertex the midpoint of its
+// edge's) and sets the fine mesh (nf, fine, fRest) and the coarse face of
+// every fine face (faceOf). level must be ≥ 1.
+func (t *topo) subdivide(level int) error {
 	if cap(t.levels) < level {
 		t.levels = append(t.levels[:cap(t.levels)], make([]loopLevel, level-cap(t.levels))...)
 	}
 	t.levels = t.levels[:level]
 
-	rest := append(t.restB[0][:0], f.Rest...)
+	rest := append(t.restB[0][:0], t.rest...)
 	t.restB[0] = rest
-	tris := f.Tris
-	nv := len(f.Pos)
-	t.levels[0].et.build(nv, f.Tris)
-	t.corner, t.cornerScr = restCorners(f.Rest, &t.levels[0].et, t.corner, t.cornerScr)
+	tris := t.tris
+	nv := t.nc
+	t.levels[0].et.build(nv, tris)
+	t.corner, t.cornerScr = restCorners(t.rest, &t.levels[0].et, t.corner, t.cornerScr)
 	for l := 0; l < level; l++ {
 		L := &t.levels[l]
 		if l > 0 {
@@ -125,11 +146,16 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		t.faceOf[c] = int32(c >> (2 * level))
 	}
 	t.mapped = false
+	return nil
+}
 
-	// Fine edges, and per fine vertex its neighbours, area and face count.
-	t.levels[level-1].fineEdges(&t.fe)
-	keys := t.fe.keys
-	efaces := buf.Grow(t.efaces, len(keys))
+// fineEdgeFaces fills the fine edge table fe, the coarse faces beside
+// each fine edge (efaces; −1: none, a boundary edge), and per fine vertex
+// its area and face count.
+func (t *topo) fineEdgeFaces() {
+	nv, rest := t.nf, t.fRest
+	t.levels[t.level-1].fineEdges(&t.fe)
+	efaces := buf.Grow(t.efaces, len(t.fe.keys))
 	for i := range efaces {
 		efaces[i] = [2]int32{-1, -1}
 	}
@@ -137,7 +163,7 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	t.ntri = buf.Grow(t.ntri, nv)
 	clear(t.area)
 	clear(t.ntri)
-	for c, tr := range tris {
+	for c, tr := range t.fine {
 		a := geom.RestArea(rest[tr[0]], rest[tr[1]], rest[tr[2]])
 		for i, v := range tr {
 			t.area[v] += math.Abs(a) / 3
@@ -150,6 +176,15 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 			}
 		}
 	}
+	t.efaces = efaces
+}
+
+// neighbours fills, per fine vertex, its degree, boundary degree and sum
+// of squared rest edge lengths (deg, bdeg, hsq), its neighbours
+// nb[nbPtr[v]:nbPtr[v+1]] with isB marking those across a boundary edge,
+// and the mean fine rest edge length hMean.
+func (t *topo) neighbours() {
+	nv, rest, keys, efaces := t.nf, t.fRest, t.fe.keys, t.efaces
 	deg := buf.Grow(t.deg, nv)
 	bdeg := buf.Grow(t.bdeg, nv)
 	hsq := buf.Grow(t.hsq, nv)
@@ -188,27 +223,32 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		nb[fill[b]], isB[fill[b]] = a, bd
 		fill[b]++
 	}
-	t.efaces, t.deg, t.bdeg, t.hsq, t.nbPtr, t.nb, t.isB = efaces, deg, bdeg, hsq, nbPtr, nb, isB
-	// Laplacian rows. Interior: Lap_i d = 4(Σ_j d_j/m − d_i)/h_i² (the
-	// regular-lattice estimate of ∇²d, h_i² the mean squared rest length
-	// of i's edges); this is eq. 3.2's (Σ_j d_j − m·d_i) scaled by 4/(m·h_i²)
-	// so that the bending energy does not depend on the level. On the
-	// boundary (exactly two boundary edges): the 1D second difference
-	// along the boundary (d_a + d_b − 2d_i)/h_i², as a one-sided ring would
-	// count a tilt as bending. Elsewhere (corners): none.
+	t.deg, t.bdeg, t.hsq, t.nbPtr, t.nb, t.isB = deg, bdeg, hsq, nbPtr, nb, isB
+}
+
+// laplacian fills the bending rows lapPtr, lapIdx, lapC and lapN.
+// Interior: Lap_i d = 4(Σ_j d_j/m − d_i)/h_i² (the regular-lattice
+// estimate of ∇²d, h_i² the mean squared rest length of i's edges); this
+// is eq. 3.2's (Σ_j d_j − m·d_i) scaled by 4/(m·h_i²) so that the bending
+// energy does not depend on the level. On the boundary (exactly two
+// boundary edges): the 1D second difference along the boundary
+// (d_a + d_b − 2d_i)/h_i², as a one-sided ring would count a tilt as
+// bending. Elsewhere (corners): none.
+func (t *topo) laplacian() {
+	nv, rest, nb, nbPtr, isB := t.nf, t.fRest, t.nb, t.nbPtr, t.isB
 	t.lapPtr = append(slices.Grow(t.lapPtr[:0], nv+1), 0)
 	t.lapIdx = slices.Grow(t.lapIdx[:0], len(nb))
 	t.lapC = buf.Grow(t.lapC, nv)
 	t.lapN = buf.Grow(t.lapN, nv)
 	for v := 0; v < nv; v++ {
-		m := deg[v]
-		h2 := hsq[v] / float64(max(m, 1))
+		m := t.deg[v]
+		h2 := t.hsq[v] / float64(max(m, 1))
 		t.lapC[v], t.lapN[v] = 0, 0
 		switch {
-		case bdeg[v] == 0 && m >= 3:
+		case t.bdeg[v] == 0 && m >= 3:
 			t.lapC[v], t.lapN[v] = -4/h2, 4/(float64(m)*h2)
 			t.lapIdx = append(t.lapIdx, nb[nbPtr[v]:nbPtr[v+1]]...)
-		case bdeg[v] == 2:
+		case t.bdeg[v] == 2:
 			var h2b float64
 			for k := nbPtr[v]; k < nbPtr[v+1]; k++ {
 				if isB[k] {
@@ -224,12 +264,15 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 		}
 		t.lapPtr = append(t.lapPtr, int32(len(t.lapIdx)))
 	}
+}
 
-	// Membrane rows.
-	nrow, nidx := len(keys), 2*len(keys)
-	if kind == EdgeEnergy {
+// membraneRows fills the membrane rows of t.kind (edgeRows or faceRows)
+// and cMean, the root mean square coarse rest edge length.
+func (t *topo) membraneRows() {
+	nrow, nidx := len(t.fe.keys), 2*len(t.fe.keys)
+	if t.kind == EdgeEnergy {
 		nrow = len(t.levels[0].edges)
-		nidx = nrow * (1<<level + 1)
+		nidx = nrow * (1<<t.level + 1)
 	}
 	t.rowPtr = append(slices.Grow(t.rowPtr[:0], nrow+1), 0)
 	t.rowIdx = slices.Grow(t.rowIdx[:0], nidx)
@@ -241,66 +284,71 @@ func buildTopo(t *topo, f *Frame, level int, kind EnergyKind, wavelength float64
 	L0 := &t.levels[0]
 	for _, k := range L0.edges {
 		a, b := int32(k>>32), int32(uint32(k))
-		csum += f.Rest[a].Sub(f.Rest[b]).Norm2()
+		csum += t.rest[a].Sub(t.rest[b]).Norm2()
 	}
 	t.cMean = math.Sqrt(csum / float64(max(len(L0.edges), 1)))
-	switch kind {
+	switch t.kind {
 	case EdgeEnergy:
-		// Walk each coarse edge down the levels: segment x–y of its chain,
-		// edge e of level l, gets the odd vertex nv_l + e, and its halves
-		// are edges of level l + 1 (fineEdges' numbering).
-		chain, next := t.chain[0][:0], t.chain[1][:0] // points
-		seg, nseg := t.chain[2][:0], t.chain[3][:0]   // edge of each segment
-		for e0, k := range L0.edges {
-			a, b := int32(k>>32), int32(uint32(k))
-			chain = append(chain[:0], a, b)
-			seg = append(seg[:0], int32(e0))
-			for l := 0; l < level; l++ {
-				L := &t.levels[l]
-				next = append(next[:0], chain[0])
-				nseg = nseg[:0]
-				for j, e := range seg {
-					x := chain[j]
-					lo := 2 * e // the half at x
-					if int32(L.et.keys[e]>>32) != x {
-						lo++
-					}
-					next = append(next, int32(L.nv)+e, chain[j+1])
-					nseg = append(nseg, lo, lo^1)
-				}
-				chain, next = next, chain
-				seg, nseg = nseg, seg
-			}
-			t.rowIdx = append(t.rowIdx, chain...)
-			t.chain = [4][]int32{chain, next, seg, nseg}
-			t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
-			t.rowA = append(t.rowA, a)
-			t.rowB = append(t.rowB, b)
-			t.rowRest = append(t.rowRest, f.Rest[a].Sub(f.Rest[b]).Norm2())
-		}
-		for i, l2 := range t.rowRest {
-			t.rowRest[i] = math.Sqrt(l2)
-		}
+		t.edgeRows()
 	case FaceEnergy:
-		for e, k := range keys {
-			a, b := int32(k>>32), int32(uint32(k))
-			t.rowIdx = append(t.rowIdx, a, b)
-			t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
-			d := rest[b].Sub(rest[a])
-			l := math.Sqrt(d.Norm2())
-			t.rowRest = append(t.rowRest, l)
-			t.rowDir = append(t.rowDir, d.Scale(1/l))
-			t.rowFace = append(t.rowFace, efaces[e])
-		}
+		t.faceRows()
 	}
+}
 
-	// The seed pattern is evaluated where the seed needs it (seedPhi).
-	t.phiK = 2 * math.Pi / (wavelength * t.hMean)
-	t.phi = buf.Grow(t.phi, nv)
-	for i := range t.phi {
-		t.phi[i] = math.NaN()
+// edgeRows appends one membrane row per coarse edge: the fine points
+// along it in order, its endpoints and its rest length. Each coarse edge
+// is walked down the levels: segment x–y of its chain, edge e of level l,
+// gets the odd vertex nv_l + e, and its halves are edges of level l + 1
+// (fineEdges' numbering).
+func (t *topo) edgeRows() {
+	chain, next := t.chain[0][:0], t.chain[1][:0] // points
+	seg, nseg := t.chain[2][:0], t.chain[3][:0]   // edge of each segment
+	for e0, k := range t.levels[0].edges {
+		a, b := int32(k>>32), int32(uint32(k))
+		chain = append(chain[:0], a, b)
+		seg = append(seg[:0], int32(e0))
+		for l := 0; l < t.level; l++ {
+			L := &t.levels[l]
+			next = append(next[:0], chain[0])
+			nseg = nseg[:0]
+			for j, e := range seg {
+				x := chain[j]
+				lo := 2 * e // the half at x
+				if int32(L.et.keys[e]>>32) != x {
+					lo++
+				}
+				next = append(next, int32(L.nv)+e, chain[j+1])
+				nseg = append(nseg, lo, lo^1)
+			}
+			chain, next = next, chain
+			seg, nseg = nseg, seg
+		}
+		t.rowIdx = append(t.rowIdx, chain...)
+		t.chain = [4][]int32{chain, next, seg, nseg}
+		t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
+		t.rowA = append(t.rowA, a)
+		t.rowB = append(t.rowB, b)
+		t.rowRest = append(t.rowRest, t.rest[a].Sub(t.rest[b]).Norm2())
 	}
-	return nil
+	for i, l2 := range t.rowRest {
+		t.rowRest[i] = math.Sqrt(l2)
+	}
+}
+
+// faceRows appends one membrane row per fine edge: its two endpoints,
+// rest length and unit rest direction, and the coarse faces beside it.
+func (t *topo) faceRows() {
+	rest := t.fRest
+	for e, k := range t.fe.keys {
+		a, b := int32(k>>32), int32(uint32(k))
+		t.rowIdx = append(t.rowIdx, a, b)
+		t.rowPtr = append(t.rowPtr, int32(len(t.rowIdx)))
+		d := rest[b].Sub(rest[a])
+		l := math.Sqrt(d.Norm2())
+		t.rowRest = append(t.rowRest, l)
+		t.rowDir = append(t.rowDir, d.Scale(1/l))
+		t.rowFace = append(t.rowFace, t.efaces[e])
+	}
 }
 
 // seedPhi returns the seed pattern φ at fine point i: three plane waves of

@@ -136,7 +136,9 @@ func Cusick(p cloth.Params) (CusickResult, error) {
 	// irregularity (the rings' golden-angle offsets favour no direction).
 	for i, q := range m.Rest {
 		if d := math.Hypot(q.X, q.Y); d > DiscRadius {
-			m.Vel[i] = geom.Vec3{Y: -0.01 * (d - DiscRadius) / (SpecimenRadius - DiscRadius)}
+			if err := s.SetVelocity(int32(i), geom.Vec3{Y: -0.01 * (d - DiscRadius) / (SpecimenRadius - DiscRadius)}); err != nil {
+				return r, err
+			}
 		}
 	}
 	for r.Steps = 0; r.Steps < 600; r.Steps++ {

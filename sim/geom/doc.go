@@ -7,6 +7,7 @@
 // Barr 2003 §3.3–3.5; Bender & Deul 2012 §5), and the display curvature
 // the viewer draws, H averaged over a fixed fraction of the cloth's size in
 // material space (DisplayCurvature; normalized convolution, Knutsson &
-// Westin 1993); and mesh generators (regular, staggered and irregular
-// Delaunay grids, the icosphere).
+// Westin 1993); mesh generators (regular, staggered and irregular
+// Delaunay grids, the icosphere); and SymEigen3, the eigensolver of
+// symmetric 3×3 matrices that the impact zones and the OBJ reader share.
 package geom

@@ -8,40 +8,9 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"drape/sim/geom"
 )
-
-// OBJError is an error at one line of a Wavefront OBJ file. Line is 0 when
-// the problem concerns the whole file (it is empty, or has no faces).
-type OBJError struct {
-	File string
-	Line int // 1-based
-	Err  error
-}
-
-func (e *OBJError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %v", e.File, e.Err)
-	}
-	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-}
-
-func (e *OBJError) Unwrap() error { return e.Err }
-
-// objMaterialTag is the comment WriteOBJ puts in the header. When ReadOBJ
-// sees it, it takes the vt coordinates as material coordinates in metres,
-// as written, instead of rescaling them (see ReadOBJ).
-const objMaterialTag = "# drape: vt are material coordinates in m"
-
-// maxOBJVerts caps the vertex and texture-coordinate count a file may
-// declare, so that a hostile file cannot exhaust memory.
-const maxOBJVerts = 3 * geom.MaxTriangles
-
-// objCorner is one face corner: a position index and a texture index (−1
-// when absent), both 0-based.
-type objCorner struct{ v, vt int }
 
 // ReadOBJ reads a Wavefront OBJ mesh. name is used in error messages, which
 // all have the form "name:LINE: message".
@@ -91,234 +60,101 @@ func ReadOBJMaterial(r io.Reader, name string) (*geom.Mesh, error) { return read
 
 // readOBJ is ReadOBJ, or ReadOBJMaterial when material is set.
 func readOBJ(r io.Reader, name string, material bool) (*geom.Mesh, error) {
-	var (
-		pos    []geom.Vec3
-		posLn  []int // line of each v
-		tex    []geom.Vec2
-		tris   [][3]objCorner
-		triLn  []int // line of the f statement of each triangle
-		tagged bool
-		lineNo int
-	)
-	fail := func(line int, format string, args ...any) error {
-		return &OBJError{name, line, fmt.Errorf(format, args...)}
+	o, err := parseOBJ(r, name, objSyntax{texture: true})
+	if err != nil {
+		return nil, err
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		lineNo++
-		line := sc.Text()
-		if strings.TrimSpace(line) == objMaterialTag {
-			tagged = true
-		}
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
-		switch fields[0] {
-		case "v":
-			if len(fields) < 4 {
-				return nil, fail(lineNo, "v needs 3 coordinates, got %d", len(fields)-1)
-			}
-			var p [3]float64
-			for k := range p {
-				f, err := parseFinite(fields[1+k])
-				if err != nil {
-					return nil, fail(lineNo, "v: %v", err)
-				}
-				p[k] = f
-			}
-			if len(pos) >= maxOBJVerts {
-				return nil, fail(lineNo, "more than %d vertices", maxOBJVerts)
-			}
-			pos = append(pos, geom.Vec3{p[0], p[1], p[2]})
-			posLn = append(posLn, lineNo)
-		case "vt":
-			if len(fields) < 3 {
-				return nil, fail(lineNo, "vt needs u and v, got %d values", len(fields)-1)
-			}
-			var p [2]float64
-			for k := range p {
-				f, err := parseFinite(fields[1+k])
-				if err != nil {
-					return nil, fail(lineNo, "vt: %v", err)
-				}
-				p[k] = f
-			}
-			if len(tex) >= maxOBJVerts {
-				return nil, fail(lineNo, "more than %d texture coordinates", maxOBJVerts)
-			}
-			tex = append(tex, geom.Vec2{p[0], p[1]})
-		case "f":
-			if len(fields) < 4 {
-				return nil, fail(lineNo, "face needs at least 3 vertices, got %d", len(fields)-1)
-			}
-			corners := make([]objCorner, len(fields)-1)
-			for k, fld := range fields[1:] {
-				c, err := parseCorner(fld, len(pos), len(tex))
-				if err != nil {
-					return nil, fail(lineNo, "face vertex %d %q: %v", k+1, fld, err)
-				}
-				corners[k] = c
-			}
-			if len(tris)+len(corners)-2 > geom.MaxTriangles {
-				return nil, fail(lineNo, "more than %d triangles", geom.MaxTriangles)
-			}
-			for k := 1; k+1 < len(corners); k++ {
-				tris = append(tris, [3]objCorner{corners[0], corners[k], corners[k+1]})
-				triLn = append(triLn, lineNo)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fail(lineNo+1, "reading: %v", err)
-	}
-	if lineNo == 0 {
-		return nil, fail(0, "file is empty")
-	}
-	if len(tris) == 0 {
-		return nil, fail(0, "no faces (f statements)")
-	}
-
-	// Compact the used vertices, in order of first use by a face.
-	slot := make([]int32, len(pos))
-	for i := range slot {
-		slot[i] = -1
-	}
-	var (
-		mpos  []geom.Vec3
-		mline []int // v line of each compact vertex
-		mtex  []int // vt index of each compact vertex, −1 if none yet
-	)
-	allTex := true
-	ct := make([][3]int32, len(tris))
-	for f, t := range tris {
-		for k, c := range t {
-			s := slot[c.v]
-			if s < 0 {
-				s = int32(len(mpos))
-				slot[c.v] = s
-				mpos = append(mpos, pos[c.v])
-				mline = append(mline, posLn[c.v])
-				mtex = append(mtex, -1)
-			}
-			ct[f][k] = s
-			if c.vt < 0 {
-				allTex = false
-			}
-		}
+	tris, used := compactOBJ(o.tris, len(o.pos))
+	vt, err := o.vertexTex(tris, len(used))
+	if err != nil {
+		return nil, err
 	}
 	for f, t := range tris {
-		if !allTex {
-			break
-		}
-		for k, c := range t {
-			switch s, old := ct[f][k], mtex[ct[f][k]]; {
-			case old < 0:
-				mtex[s] = c.vt
-			case old != c.vt && tex[old] != tex[c.vt]:
-				return nil, fail(triLn[f], "vertex %d has more than one texture coordinate (seam); split the mesh", c.v+1)
-			}
-		}
-	}
-	for f, t := range ct {
 		if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
-			return nil, fail(triLn[f], "face repeats a vertex")
+			return nil, o.errorf(o.triLn[f], "face repeats a vertex")
 		}
 	}
-	var (
-		rest []geom.Vec2
-		err  error
-	)
-	switch {
-	case material && !allTex:
-		return nil, fail(0, "needs a vt at every face corner: they are the material coordinates")
-	case material:
-		rest = make([]geom.Vec2, len(mpos))
-		for i, t := range mtex {
-			rest[i] = tex[t]
-		}
-		err = orientRest(rest, ct, "texture space", false)
-	case allTex:
-		rest, err = textureRest(mpos, mtex, tex, ct, !tagged)
-	default:
-		rest, err = planarRest(mpos, ct)
+	pos := make([]geom.Vec3, len(used))
+	for i, v := range used {
+		pos[i] = o.pos[v]
 	}
+	rest, err := o.rest(pos, vt, tris, material)
 	if err != nil {
-		var fe *geom.FaceError
-		if errors.As(err, &fe) {
-			return nil, fail(triLn[fe.Face], "face %s", fe.Msg)
-		}
-		return nil, fail(0, "%v", err)
+		return nil, o.lineError(err, used)
 	}
-	m, err := geom.NewMesh(mpos, rest, ct)
+	m, err := geom.NewMesh(pos, rest, tris)
 	if err != nil {
-		var fe *geom.FaceError
-		var ve *geom.VertexError
-		switch {
-		case errors.As(err, &fe):
-			return nil, fail(triLn[fe.Face], "face %s", fe.Msg)
-		case errors.As(err, &ve):
-			return nil, fail(mline[ve.Vertex], "vertex %s", ve.Msg)
-		}
-		return nil, fail(0, "%v", err)
+		return nil, o.lineError(err, used)
 	}
 	return m, nil
 }
 
-// parseFinite parses a finite float64.
-func parseFinite(s string) (float64, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("malformed number %q", s)
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("number %q is not finite", s)
-	}
-	return f, nil
-}
-
-// parseCorner parses a face corner i, i/t, i/t/n or i//n against nv
-// positions and nt texture coordinates read so far.
-func parseCorner(s string, nv, nt int) (objCorner, error) {
-	parts := strings.Split(s, "/")
-	if len(parts) > 3 {
-		return objCorner{}, fmt.Errorf("too many '/'")
-	}
-	v, err := objIndex(parts[0], nv, "vertex")
-	if err != nil {
-		return objCorner{}, err
-	}
-	c := objCorner{v: v, vt: -1}
-	if len(parts) >= 2 && parts[1] != "" {
-		if c.vt, err = objIndex(parts[1], nt, "texture coordinate"); err != nil {
-			return objCorner{}, err
+// vertexTex returns the vt index of each of the nv vertices that tris
+// (o.tris compacted) number, or nil when a face corner has no vt. A
+// vertex used with two different texture coordinates is an error: a seam,
+// which a cloth mesh cannot have.
+func (o *objFile) vertexTex(tris [][3]int32, nv int) ([]int, error) {
+	for _, t := range o.tris {
+		if t[0].vt < 0 || t[1].vt < 0 || t[2].vt < 0 {
+			return nil, nil
 		}
 	}
-	return c, nil
+	vt := make([]int, nv)
+	for i := range vt {
+		vt[i] = -1
+	}
+	for f, t := range o.tris {
+		for k, c := range t {
+			switch s, old := tris[f][k], vt[tris[f][k]]; {
+			case old < 0:
+				vt[s] = c.vt
+			case old != c.vt && o.tex[old] != o.tex[c.vt]:
+				return nil, o.errorf(o.triLn[f], "vertex %d has more than one texture coordinate (seam); split the mesh", c.v+1)
+			}
+		}
+	}
+	return vt, nil
 }
 
-// objIndex converts a 1-based or negative (relative) OBJ index to 0-based.
-func objIndex(s string, n int, what string) (int, error) {
-	if s == "" {
-		return 0, fmt.Errorf("missing %s index", what)
-	}
-	i, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("malformed %s index %q", what, s)
-	}
+// rest returns the material coordinates of pos: the texture coordinates
+// vt (nil: none) as they are when material is set, else scaled to the
+// world area unless the file is WriteOBJ's, else the best-fit plane's
+// (see ReadOBJ and ReadOBJMaterial).
+func (o *objFile) rest(pos []geom.Vec3, vt []int, tris [][3]int32, material bool) ([]geom.Vec2, error) {
 	switch {
-	case i > 0 && i <= n:
-		return i - 1, nil
-	case i < 0 && -i <= n:
-		return n + i, nil
-	case i == 0:
-		return 0, fmt.Errorf("%s index 0 is invalid (OBJ indices start at 1)", what)
+	case material && vt == nil:
+		return nil, o.errorf(0, "needs a vt at every face corner: they are the material coordinates")
+	case material:
+		rest := make([]geom.Vec2, len(pos))
+		for i, t := range vt {
+			rest[i] = o.tex[t]
+		}
+		return rest, orientRest(rest, tris, "texture space", false)
+	case vt != nil:
+		return textureRest(pos, vt, o.tex, tris, !o.tagged)
 	}
-	return 0, fmt.Errorf("%s index %d out of range (%d defined so far)", what, i, n)
+	return planarRest(pos, tris)
+}
+
+// lineError places an error about the mesh made of o's used vertices (v
+// indices used[i]) and triangles at its line: a *geom.FaceError at the f
+// statement, a *geom.VertexError at the v statement, anything else on the
+// whole file. An *OBJError is returned as it is.
+func (o *objFile) lineError(err error, used []int) error {
+	var (
+		oe *OBJError
+		fe *geom.FaceError
+		ve *geom.VertexError
+	)
+	switch {
+	case errors.As(err, &oe):
+		return err
+	case errors.As(err, &fe):
+		return o.errorf(o.triLn[fe.Face], "face %s", fe.Msg)
+	case errors.As(err, &ve):
+		return o.errorf(o.posLn[used[ve.Vertex]], "vertex %s", ve.Msg)
+	}
+	return o.errorf(0, "%v", err)
 }
 
 // orientRest checks that all faces have the same orientation in rest,
@@ -408,7 +244,7 @@ func planarRest(pos []geom.Vec3, tris [][3]int32) ([]geom.Vec2, error) {
 			}
 		}
 	}
-	vals, vecs := symEigen3(cov)
+	vals, vecs := geom.SymEigen3(cov)
 	// Order the eigenvalues descending.
 	idx := [3]int{0, 1, 2}
 	for i := 0; i < 3; i++ {
@@ -418,8 +254,7 @@ func planarRest(pos []geom.Vec3, tris [][3]int32) ([]geom.Vec2, error) {
 			}
 		}
 	}
-	col := func(k int) geom.Vec3 { return geom.Vec3{vecs[0][k], vecs[1][k], vecs[2][k]} }
-	e1, e2 := col(idx[0]).Unit(), col(idx[1]).Unit()
+	e1, e2 := vecs[idx[0]].Unit(), vecs[idx[1]].Unit()
 	rest := make([]geom.Vec2, len(pos))
 	for i, p := range pos {
 		d := p.Sub(c)
@@ -441,44 +276,6 @@ func planarRest(pos []geom.Vec3, tris [][3]int32) ([]geom.Vec2, error) {
 		return nil, err
 	}
 	return rest, nil
-}
-
-// symEigen3 returns the eigenvalues and eigenvectors (as columns of V) of
-// a symmetric 3×3 matrix by cyclic Jacobi rotations; it converges in a
-// handful of sweeps and leaves the input's NaNs as NaNs.
-func symEigen3(a [3][3]float64) (vals [3]float64, v [3][3]float64) {
-	v = [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	for sweep := 0; sweep < 50; sweep++ {
-		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
-		diag := a[0][0]*a[0][0] + a[1][1]*a[1][1] + a[2][2]*a[2][2]
-		if !(off > 1e-30*diag) {
-			break
-		}
-		for p := 0; p < 2; p++ {
-			for q := p + 1; q < 3; q++ {
-				if a[p][q] == 0 {
-					continue
-				}
-				theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
-				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-				cs := 1 / math.Sqrt(t*t+1)
-				sn := t * cs
-				for k := 0; k < 3; k++ { // A ← A·J
-					akp, akq := a[k][p], a[k][q]
-					a[k][p], a[k][q] = cs*akp-sn*akq, sn*akp+cs*akq
-				}
-				for k := 0; k < 3; k++ { // A ← Jᵀ·A
-					apk, aqk := a[p][k], a[q][k]
-					a[p][k], a[q][k] = cs*apk-sn*aqk, sn*apk+cs*aqk
-				}
-				for k := 0; k < 3; k++ { // V ← V·J
-					vkp, vkq := v[k][p], v[k][q]
-					v[k][p], v[k][q] = cs*vkp-sn*vkq, sn*vkp+cs*vkq
-				}
-			}
-		}
-	}
-	return [3]float64{a[0][0], a[1][1], a[2][2]}, v
 }
 
 // LoadOBJ reads the OBJ file at path with ReadOBJ.

@@ -278,19 +278,34 @@ func TestWriteOBJError(t *testing.T) {
 	}
 }
 
-func TestSymEigen3(t *testing.T) {
-	a := [3][3]float64{{4, 1, 0.5}, {1, 3, 0.2}, {0.5, 0.2, 1}}
-	vals, v := symEigen3(a)
-	for k := 0; k < 3; k++ {
-		for i := 0; i < 3; i++ {
-			var av float64
-			for j := 0; j < 3; j++ {
-				av += a[i][j] * v[j][k]
-			}
-			if got, want := av, vals[k]*v[i][k]; math.Abs(got-want) > 1e-12 {
-				t.Errorf("(A v)[%d] for eigenpair %d got=%v, want=%v", i, k, got, want)
-			}
-		}
+// TestReadOBJSoup: the soup reader takes a closed, cloth-unfit surface,
+// skips texture coordinates whatever they hold, drops faces that repeat a
+// vertex and the vertices no face uses, numbers vertices in order of
+// first use with the line of each, and reports errors at their line.
+func TestReadOBJSoup(t *testing.T) {
+	// A tetrahedron (closed: no cloth) with an unused vertex, a bad vt, a
+	// vt index out of range, a degenerate face and a quad.
+	src := "v 9 9 9\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt x\n" +
+		"f 2/7 4 3\nf 2 3 5\nf -4 -2 -2\nf 3 4 5 5\nf 2 5 4\n"
+	s, err := ReadOBJSoup(strings.NewReader(src), "tet.obj", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTris := [][3]int32{{0, 1, 2}, {0, 2, 3}, {2, 1, 3}, {0, 3, 1}}
+	wantLine := []int{2, 4, 3, 5}
+	if fmt.Sprint(s.Tris) != fmt.Sprint(wantTris) || fmt.Sprint(s.Line) != fmt.Sprint(wantLine) || s.Pos[3] != (geom.Vec3{Z: 1}) {
+		t.Errorf("got pos=%v line=%v tris=%v, want line=%v tris=%v", s.Pos, s.Line, s.Tris, wantLine, wantTris)
+	}
+	// What only the soup reader reports; the syntax errors are ReadOBJ's
+	// (TestReadOBJErrors).
+	_, err = ReadOBJSoup(strings.NewReader("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 1 2\n"), "soup.obj", 0)
+	if err == nil || err.Error() != "soup.obj: no faces with three distinct vertices" {
+		t.Errorf("degenerate faces only: got=%v", err)
+	}
+	_, err = ReadOBJSoup(strings.NewReader(src), "big.obj", 32)
+	var oe *OBJError
+	if !errors.As(err, &oe) || oe.Line != 5 || !strings.Contains(err.Error(), "file larger than") {
+		t.Errorf("over maxBytes: got=%v, want a size error at line 5", err)
 	}
 }
 
@@ -338,6 +353,37 @@ func FuzzReadOBJ(f *testing.F) {
 	})
 }
 
+// FuzzReadOBJSoup: the soup reader never panics, names the file in its
+// errors, and returns faces of three distinct vertices that all exist and
+// are all used.
+func FuzzReadOBJSoup(f *testing.F) {
+	f.Add("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+	f.Add("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt q\nf 1/9 2 3 4\nf -1 -2 -2\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := ReadOBJSoup(strings.NewReader(src), "fuzz.obj", 1<<16)
+		if err != nil {
+			if s != nil || !strings.HasPrefix(err.Error(), "fuzz.obj:") {
+				t.Fatalf("got soup %v and error %q", s, err)
+			}
+			return
+		}
+		used := make([]bool, len(s.Pos))
+		for _, tr := range s.Tris {
+			for k, v := range tr {
+				if v < 0 || int(v) >= len(s.Pos) || v == tr[(k+1)%3] {
+					t.Fatalf("bad face %v over %d vertices", tr, len(s.Pos))
+				}
+				used[v] = true
+			}
+		}
+		for i, u := range used {
+			if !u || !s.Pos[i].IsFinite() || s.Line[i] < 1 {
+				t.Fatalf("vertex %d: used %v, at %v, line %d", i, u, s.Pos[i], s.Line[i])
+			}
+		}
+	})
+}
+
 func ExampleReadOBJ() {
 	src := `# a 2 m × 1 m quad with texture coordinates in [0,1]
 v 0 0 0
@@ -361,5 +407,5 @@ f 1/1 2/2 3/3 4/4
 	fmt.Println(err)
 	// Output:
 	// 2 faces, material corner {1.4142 1.4142}
-	// bad.obj:3: face vertex 3 "3": vertex index 3 out of range (2 defined so far)
+	// bad.obj:3: vertex index 3 out of range (2 defined so far)
 }

@@ -202,18 +202,23 @@ func TestMeshMatchesSphere(t *testing.T) {
 }
 
 func TestOBJErrors(t *testing.T) {
-	cases := []struct{ obj, want string }{
-		{"", "no faces"},
-		{"v 0 0 0\nv 1 0 0\nf 1 2\n", "x.obj:3: f needs at least 3 corners"},
-		{"v 0 0\n", "x.obj:1: v needs 3 coordinates"},
-		{"v 0 0 nan\n", "x.obj:1: bad coordinate"},
-		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", "x.obj:4: vertex index 4 out of range"},
-		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", `x.obj:4: bad vertex index "x"`},
-		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n", "bad vertex index"},
-		{"v 0 0 0\nv 1 0 0\nf 1 2 2\n", "no faces"},
+	cases := []struct {
+		obj   string
+		scale float64
+		want  string
+	}{
+		{"", 1, "x.obj: file is empty"},
+		{"v 0 0 0\nv 1 0 0\nf 1 2\n", 1, "x.obj:3: f needs at least 3 corners"},
+		{"v 0 0\n", 1, "x.obj:1: v needs 3 coordinates"},
+		{"v 0 0 nan\n", 1, "x.obj:1: bad coordinate"},
+		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", 1, "x.obj:4: vertex index 4 out of range"},
+		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", 1, `x.obj:4: malformed vertex index "x"`},
+		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n", 1, "vertex index 0 is invalid"},
+		{"v 0 0 0\nv 1 0 0\nf 1 2 2\n", 1, "no faces"},
+		{"v 0 0 0\nv 6e5 0 0\nv 0 1 0\nf 1 2 3\n", 2, "x.obj:2: bad coordinate"},
 	}
 	for _, c := range cases {
-		_, _, err := readOBJ(strings.NewReader(c.obj), "x.obj", 1)
+		_, _, err := readOBJ(strings.NewReader(c.obj), "x.obj", c.scale)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got=%v, want an error containing %q", c.obj, err, c.want)
 		}

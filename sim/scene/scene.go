@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"drape/sim/adapt"
 	"drape/sim/cloth"
 	"drape/sim/contact"
 	"drape/sim/geom"
@@ -502,7 +503,7 @@ func (s *Scene) Validate() error {
 		if err := s.Adapt.Validate(); err != nil {
 			return fmt.Errorf("adapt: %w", err)
 		}
-		if s.Adapt.FineStart && s.Adapt.GMax%2 != 0 {
+		if s.Adapt.FineStart && !adapt.UniformGeneration(s.Adapt.GMax) {
 			return fmt.Errorf("adapt: fine_start refines the base mesh uniformly to g_max, which must be even, got g_max = %d", s.Adapt.GMax)
 		}
 	}
