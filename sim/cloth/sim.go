@@ -120,6 +120,7 @@ type Sim struct {
 	// hand on it (0: none; all 0 between calls), and the constraints.
 	leashPin   []int32
 	leashBalls []leashBall
+	carried    []bool // apart's scratch: per pin, carried along by another in this step
 	drag       struct {
 		on       bool
 		v        int32

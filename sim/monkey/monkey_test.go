@@ -11,11 +11,8 @@ import (
 // intersection lasting past the grace period, and retries on fewer than
 // 1 % of the steps: the hanging sheet (pins, drags, sliders) with two
 // seeds and the cloth on a box (an obstacle and the ground) with one,
-// 3 s each, about 10 s of wall time in all. These seeds pass; many do not
-// yet (docs/robustness.md lists them: blow-ups on drape-box seed 2, a
-// lasting tangle on ground-angled seed 2, and
-// sphere-adaptive seed 2, where play makes steps take seconds, too slow
-// for CI; sphere-adaptive seed 1 passes in minutes). The long run of
+// 3 s each, about 10 s of wall time in all. docs/robustness.md lists the
+// runs made outside CI and the seeds that still fail. The long run of
 // issue 39 is `drape monkey --scene all --seeds 20 --seconds 60`.
 func TestMonkey(t *testing.T) {
 	runs := []struct {
