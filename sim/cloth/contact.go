@@ -59,6 +59,7 @@ type contactState struct {
 	goalOn       []bool
 	offsetBefore []geom.Vec3
 	holdHands    bool        // the step in progress keeps the dragged obstacles still (errBlocked)
+	carry        []float64   // per obstacle: carriedStretch when it last moved by hand, −1 when not dragged
 	gapVerts     []geom.Vec3 // obstacleGap's scratch: the dragged obstacle's vertices
 	gapOther     []geom.Vec3 // and another's
 }

@@ -121,7 +121,9 @@ type Sim struct {
 	leashPin   []int32
 	leashBalls []leashBall
 	carried    []bool // apart's scratch: per pin, carried along by another in this step
-	drag       struct {
+	// carriedStretch's scratch: per vertex slot, within carryReach of the obstacle
+	nearObstacle []bool
+	drag         struct {
 		on       bool
 		v        int32
 		target   geom.Vec3 // where the person asked for it (Drag), m
