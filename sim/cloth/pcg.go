@@ -157,6 +157,9 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			k := kind[i]
 			if k == rowFixed {
 				r[i], s[i], c[i], q[i] = geom.Vec3{}, vec3f32{}, geom.Vec3{}, geom.Vec3{}
+				if coupled && a.coupling.hasRow(i) {
+					a.coupling.setParts(i, geom.Vec3{}) // s_i stays 0: its parts hold for the whole solve
+				}
 				continue
 			}
 			ri := filter(k, nrm[i], b[i].Sub(q[i])) // q = A·dv here
@@ -165,6 +168,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			x := precondition(&s[i], &pinv[i], ri)
 			if coupled && a.coupling.hasRow(i) {
 				ds = addRow(ds, x, k == rowNormal, &s[i], nrm[i], ri)
+				a.coupling.setParts(i, geom.Vec3{X: float64(s[i][0]), Y: float64(s[i][1]), Z: float64(s[i][2])})
 			} else {
 				d = addRow(d, x, k == rowNormal, &s[i], nrm[i], ri)
 			}
@@ -205,7 +209,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			}
 			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
 			if coupled && a.coupling.hasRow(lo+i) { // the repulsion springs' coupling (repulsion.go)
-				e := a.coupling.row(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
+				e := a.coupling.rowFromParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
 				ai[0] += float32(e.X)
 				ai[1] += float32(e.Y)
 				ai[2] += float32(e.Z)
@@ -241,6 +245,7 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 			x := ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
 			if coupled && a.coupling.hasRow(lo+i) {
 				ds = addRow(ds, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
+				a.coupling.setParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
 			} else {
 				d = addRow(d, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
 			}
@@ -249,9 +254,6 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 	}
 	it := 0
 	for ; it < maxIter && !converged(); it++ {
-		if coupled {
-			a.coupling.sigmas(nil, s)
-		}
 		parallel.ForChunks(n, passA)
 		cq := p.dot.Sum()
 		if !(cq > 0) {

@@ -2,6 +2,11 @@
 // polling worker goroutines (ForChunks). Every loop is cut into the same
 // fixed number of pieces (Chunks) and reductions add the pieces' partial
 // sums in piece order (Partials), so results are bit-identical whatever the
-// number of cores. It implements no paper; it is the hot path's plumbing,
-// shared by the solver and the geometry passes.
+// number of cores. Each call (a pass) holds its own state and the idle
+// workers it took, so several simulations stepped on their own goroutines
+// share the pool safely: a pass that finds no worker idle runs its pieces
+// on its caller, with the same result. A pass takes one goroutine per
+// Chunks items and never more than the CPUs (Parts). It implements no
+// paper; it is the hot path's plumbing, shared by the solver and the
+// geometry passes.
 package parallel

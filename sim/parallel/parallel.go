@@ -28,18 +28,36 @@ const spinFor = 200 * time.Microsecond
 const spinWait = 50 * time.Microsecond
 
 // pool is the process-wide set of worker goroutines behind ForChunks,
-// started on first use and kept. One loop runs at a time (mu); the caller
-// does its share of the pieces itself.
+// started on first use and kept, and the pass states they run. A pass
+// (one call of ForChunks) takes idle workers for itself, posts its job to
+// them, does its share and hands them back; the lock is held only to take
+// and hand back, so passes of several simulations stepped on their own
+// goroutines (the viewer's side-by-side mode) run at the same time, each
+// with the workers it got. A pass that finds none idle runs its pieces on
+// its caller alone: the same pieces, so the same result (Chunks).
 var pool struct {
 	mu      sync.Mutex
-	workers []*worker
-	next    atomic.Int32 // ForChunksBalanced: the next piece to take
+	idle    []*worker // workers that no pass holds
+	started int       // workers started
+	free    []*pass   // pass states not in use, kept so that passes do not allocate
 }
 
-// worker runs job whenever seq moves past the last value it has seen and
-// then sets done to that value.
+// pass is the state of one parallel pass, owned by its caller from
+// takeWorkers to giveBack: nothing of it is global to the pool, so two
+// passes never see each other's job.
+type pass struct {
+	fn       func(k, lo, hi int)
+	n        int
+	balanced bool
+	next     atomic.Int32 // balanced: the next piece to take
+	workers  []*worker    // the workers taking part besides the caller
+}
+
+// worker runs its pass's share whenever seq moves past the last value it
+// has seen and then sets done to that value.
 type worker struct {
-	job      poolJob
+	pass     *pass // the pass it was last posted to; written before seq, read after it
+	part     int   // its part of the pass: 1 … len(pass.workers)
 	seq      atomic.Uint64
 	done     atomic.Uint64
 	sleeping atomic.Bool
@@ -49,29 +67,28 @@ type worker struct {
 	finished chan struct{} // capacity 1: a token for the parked poster
 }
 
-// poolJob asks worker w of workers to run its pieces of fn over [0, n),
-// or, balanced, to take pieces from pool.next until none is left.
-type poolJob struct {
-	fn         func(k, lo, hi int)
-	n          int
-	w, workers int
-	balanced   bool
-}
-
 func (w *worker) loop() {
 	var last uint64
 	for {
 		last = w.await(last)
-		j := w.job
-		if j.balanced {
-			takePieces(j.fn, j.n)
-		} else {
-			runPieces(j.fn, j.n, j.w, j.workers)
-		}
+		p := w.pass
+		p.run(w.part)
+		// p belongs to its caller again once done is stored: nothing of
+		// it is read after this.
 		w.done.Store(last)
 		if w.waiting.Load() {
 			signal(w.finished)
 		}
+	}
+}
+
+// run runs part w of p's 1 + len(p.workers) parts: a contiguous run of
+// pieces, or, balanced, pieces taken from p.next until none is left.
+func (p *pass) run(w int) {
+	if p.balanced {
+		takePieces(p.fn, p.n, &p.next)
+	} else {
+		runPieces(p.fn, p.n, w, 1+len(p.workers))
 	}
 }
 
@@ -118,11 +135,13 @@ func (w *worker) await(last uint64) uint64 {
 	return w.seq.Load()
 }
 
-// ForChunks calls fn(k, lo, hi) for the chunks pieces of [0, n), on up to
-// GOMAXPROCS goroutines, and returns when all are done. Piece k is
-// [k·n/chunks, (k+1)·n/chunks). fn must not call ForChunks itself. Callers
-// in hot loops pass a func value made once, outside the loop, so that no
-// call allocates.
+// ForChunks calls fn(k, lo, hi) for the Chunks pieces of [0, n) and
+// returns when all are done: on the caller and, where the loop is long
+// enough to pay for them (Parts), on workers of the pool. Piece k is
+// [k·n/Chunks, (k+1)·n/Chunks). fn must not call ForChunks itself.
+// Callers in hot loops pass a func value made once, outside the loop, so
+// that no call allocates. Safe for concurrent use: passes of several
+// callers share the pool's workers (see pool).
 func ForChunks(n int, fn func(k, lo, hi int)) { forChunks(n, fn, false, false) }
 
 // PieceOf returns the piece of ForChunks and ForChunksBalanced over
@@ -156,37 +175,61 @@ func ForChunksBalanced(n int, fn func(k, lo, hi int)) { forChunks(n, fn, true, f
 // (bunny scene, 2 cores: 107 % CPU over steps 150–350).
 func ForPieces(fn func(k, lo, hi int)) { forChunks(Chunks, fn, true, true) }
 
+// Parts returns how many goroutines a pass over n items takes at most,
+// the caller included: one per minItems items (for ForPieces, always,
+// every part it can have), and never more than Chunks, GOMAXPROCS or the
+// CPUs the process may run on (runtime.NumCPU). This is the pool's cost
+// model: a goroutine joins a pass when the pass has at least minItems
+// items for it, and never where no CPU is left to run it. Goroutines
+// beyond the CPUs add no speed to a pass; they wait for a time slice
+// while the pass waits for them, and between passes they poll on the
+// cores the caller needs. Before that cap, each pass of the adaptive
+// curtain with GOMAXPROCS=8 on the 2-core machine was posted to 7
+// workers, and the run took 3.0× as long as with GOMAXPROCS=2 (40.8
+// against 13.6 ms a step; docs/notes/performance-history.md).
+func Parts(n int, always bool) int {
+	most := max(1, min(runtime.GOMAXPROCS(0), numCPU, Chunks))
+	if always {
+		return most
+	}
+	return max(1, min(most, n/minItems))
+}
+
+// minItems is the fewest items a pass gives each goroutine it takes: a
+// loop under 2·minItems = 2·Chunks items runs on its caller alone (see
+// ForPieces for why that is right for short loops).
+const minItems = Chunks
+
+// numCPU is runtime.NumCPU(), read once: the CPUs the process may run on
+// at start-up.
+var numCPU = runtime.NumCPU()
+
 // forChunks is ForChunks (balanced false), ForChunksBalanced (balanced)
 // and ForPieces (always, balanced): without always, a loop under
 // 2·Chunks indices runs on the caller alone.
 func forChunks(n int, fn func(k, lo, hi int), balanced, always bool) {
-	workers := min(runtime.GOMAXPROCS(0), Chunks)
-	if workers <= 1 || n < 2*Chunks && !always {
+	parts := Parts(n, always)
+	if parts <= 1 {
 		runPieces(fn, n, 0, 1)
 		return
 	}
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	for len(pool.workers) < workers-1 {
-		w := &worker{wake: make(chan struct{}, 1), finished: make(chan struct{}, 1)}
-		pool.workers = append(pool.workers, w)
-		go w.loop()
+	p := takeWorkers(parts - 1)
+	if len(p.workers) == 0 { // all taken by other passes
+		giveBack(p)
+		runPieces(fn, n, 0, 1)
+		return
 	}
-	pool.next.Store(0)
-	ws := pool.workers[:workers-1]
-	for i, w := range ws {
-		w.job = poolJob{fn, n, i + 1, workers, balanced}
+	p.fn, p.n, p.balanced = fn, n, balanced
+	p.next.Store(0)
+	for i, w := range p.workers {
+		w.pass, w.part = p, i+1
 		w.seq.Add(1)
 		if w.sleeping.Load() {
 			signal(w.wake)
 		}
 	}
-	if balanced {
-		takePieces(fn, n)
-	} else {
-		runPieces(fn, n, 0, workers)
-	}
-	for _, w := range ws {
+	p.run(0)
+	for _, w := range p.workers {
 		want := w.seq.Load()
 		finished := func() bool { return w.done.Load() == want }
 		// Poll briefly: the pieces are balanced, so the worker is usually
@@ -200,9 +243,41 @@ func forChunks(n int, fn func(k, lo, hi int), balanced, always bool) {
 			w.waiting.Store(false)
 		}
 	}
-	for _, w := range ws {
-		w.job.fn = nil // let fn's closure go
+	p.fn = nil // let fn's closure go
+	giveBack(p)
+}
+
+// takeWorkers returns a pass state holding up to k idle workers, starting
+// new ones while fewer than Parts' cap less one run in all.
+func takeWorkers(k int) *pass {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	var p *pass
+	if m := len(pool.free); m > 0 {
+		p, pool.free = pool.free[m-1], pool.free[:m-1]
+	} else {
+		p = &pass{workers: make([]*worker, 0, Chunks)}
 	}
+	for ; pool.started < k && len(pool.idle) < k; pool.started++ {
+		w := &worker{wake: make(chan struct{}, 1), finished: make(chan struct{}, 1)}
+		pool.idle = append(pool.idle, w)
+		go w.loop()
+	}
+	m := len(pool.idle)
+	take := min(k, m)
+	p.workers = append(p.workers[:0], pool.idle[m-take:]...)
+	pool.idle = pool.idle[:m-take]
+	return p
+}
+
+// giveBack returns p's workers to the idle list and p to the free list.
+func giveBack(p *pass) {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	pool.idle = append(pool.idle, p.workers...)
+	clear(p.workers)
+	p.workers = p.workers[:0]
+	pool.free = append(pool.free, p)
 }
 
 // runPieces runs the w-th of workers contiguous runs of pieces of fn over
@@ -213,11 +288,11 @@ func runPieces(fn func(k, lo, hi int), n, w, workers int) {
 	}
 }
 
-// takePieces runs pieces of fn over [0, n) taken from pool.next until all
-// are taken.
-func takePieces(fn func(k, lo, hi int), n int) {
+// takePieces runs pieces of fn over [0, n) taken from next until all are
+// taken.
+func takePieces(fn func(k, lo, hi int), n int, next *atomic.Int32) {
 	for {
-		k := int(pool.next.Add(1)) - 1
+		k := int(next.Add(1)) - 1
 		if k >= Chunks {
 			return
 		}

@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -148,6 +149,89 @@ func TestPieceOf(t *testing.T) {
 			if got := PieceOf(i, n); got != k {
 				t.Fatalf("n = %d: index %d in piece %d, PieceOf says %d", n, i, k, got)
 			}
+		}
+	}
+}
+
+// TestConcurrentPasses runs passes of ForChunks, ForChunksBalanced and
+// ForPieces from four goroutines at once, as simulations stepped side by
+// side do, and checks that every pass visits each of its own indices
+// exactly once, with the promised pieces: a pass that ran another's job,
+// or took pieces from another's counter, fails here (and, under -race,
+// a hand-over without a happens-before edge).
+func TestConcurrentPasses(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(4)
+	// As on a 4-core machine, so that passes have workers to contend
+	// for even on fewer cores.
+	defer func(n int) { numCPU = n }(numCPU)
+	numCPU = 4
+	loops := []func(n int, fn func(k, lo, hi int)){
+		ForChunks, ForChunksBalanced,
+		func(_ int, fn func(k, lo, hi int)) { ForPieces(fn) },
+	}
+	done := make(chan string, 4)
+	for g := range 4 {
+		go func() {
+			n := 1000 + 37*g
+			seen := make([]int32, n)
+			var pieces [Chunks][2]int
+			for rep := range 300 {
+				kind := (rep + g) % len(loops)
+				m := n
+				if kind == 2 {
+					m = Chunks // ForPieces: fn(k, k, k+1)
+				}
+				clear(seen)
+				loops[kind](m, func(k, lo, hi int) {
+					pieces[k] = [2]int{lo, hi}
+					for i := lo; i < hi; i++ {
+						seen[i]++
+					}
+				})
+				for i, c := range seen[:m] {
+					if c != 1 {
+						done <- fmt.Sprintf("goroutine %d, pass %d (loop %d, n=%d): index %d visited %d times", g, rep, kind, m, i, c)
+						return
+					}
+				}
+				for k, p := range pieces {
+					if want := [2]int{k * m / Chunks, (k + 1) * m / Chunks}; p != want {
+						done <- fmt.Sprintf("goroutine %d, pass %d (loop %d): piece %d got=%v, want=%v", g, rep, kind, k, p, want)
+						return
+					}
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 4 {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}
+
+// TestPartsCap checks that a pass takes no more goroutines than there
+// are CPUs, whatever GOMAXPROCS says, none beyond the caller for a short
+// loop, and one per minItems items.
+func TestPartsCap(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range []struct {
+		procs, n int
+		always   bool
+		want     int
+	}{
+		{1, 100000, false, 1},
+		{64, 100000, false, min(runtime.NumCPU(), Chunks)},
+		{64, 2*Chunks - 1, false, 1},
+		{64, Chunks, true, min(runtime.NumCPU(), Chunks)},
+		{2, 100000, false, min(runtime.NumCPU(), 2)},
+		{64, 3*Chunks + 1, false, min(runtime.NumCPU(), 3)}, // minItems each
+	} {
+		runtime.GOMAXPROCS(c.procs)
+		if got := Parts(c.n, c.always); got != c.want {
+			t.Errorf("GOMAXPROCS=%d, n=%d, always=%v: got=%d, want=%d", c.procs, c.n, c.always, got, c.want)
 		}
 	}
 }
