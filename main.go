@@ -6,10 +6,10 @@
 //
 // Usage:
 //
-//	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json]
+//	drape run   --scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json] [--cpuprofile FILE]
 //	            [--cache pc2|mdd [--cache-mesh gmax|base|FILE.obj] [--fps F]]
 //	drape record --scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F] [--look curvature|strain|fabric]
-//	drape bench [--scene NAME|FILE] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR]
+//	drape bench [--scene NAME|FILE|all|A,B,…] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR] [--cpuprofile FILE]
 //	drape compare [--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]
 //	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused] [--max-fps N]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
@@ -31,6 +31,8 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"drape/app"
@@ -70,7 +72,7 @@ type command struct {
 var commands = []command{
 	{"run", "--scene NAME|FILE [--steps N] [--out DIR] [--every K] [--format obj|ply] [--stats FILE.json] [--cache pc2|mdd [--cache-mesh gmax|base|FILE.obj] [--fps F]]", "simulate a scene without a window; with --cache, export it on a fixed mesh as a point cache", cmdRun, true},
 	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F] [--look curvature|strain|fabric]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
-	{"bench", "[--scene NAME|FILE] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision", cmdBench, true},
+	{"bench", "[--scene NAME|FILE|all|A,B,…] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR] [--cpuprofile FILE]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision; all: every built-in scene's step time in one table", cmdBench, true},
 	{"compare", "[--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]", "coarse, fine, adaptive refining and coarsening (Mujahid et al. Table 1)", cmdCompare, true},
 	{"monkey", "[--scene NAME|FILE|all] [--seconds S] [--seeds N] [--seed FIRST] [--check K] [--trace]", "play with a scene at random, as a person would, and check it never blows up or tangles", cmdMonkey, true},
 	{"fabric-test", "[--material NAME|all] [--tests cantilever,cusick,tensile] [--meshes coarse,fine,adaptive] [--pictures DIR]", "run the textile lab's tests (Peirce cantilever, Cusick drape, strip tensile) on fabric presets", cmdFabricTest, true},
@@ -166,6 +168,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Format, "format", "obj", "frame `FORMAT`: obj, or ply (with per-vertex mean curvature as colour and as property \"curvature\")")
 	fs.StringVar(&o.Stats, "stats", "", "write run statistics as JSON to `FILE`")
 	fs.IntVar(&o.Detail, "detail", 0, "with --out, write the physics-aware detail surface (Tsiknis ch. 3) at Loop `LEVEL` 1–3 instead of the simulation mesh; 0 writes the mesh")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
 	cache := fs.String("cache", "", "with --out, write one fixed mesh (cache.obj) and a point cache in `FORMAT` pc2 or mdd instead of frames (docs/export.md)")
 	fs.StringVar(&o.CacheMesh, "cache-mesh", headless.CacheMeshGMax, "with --cache, the fixed `MESH`: gmax (the scene's mesh refined uniformly to g_max), base, or FILE.obj whose vt are material coordinates")
 	fs.Float64Var(&o.FPS, "fps", 30, "with --cache, cache frames per simulated second `F`")
@@ -206,17 +209,43 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Progress = headless.NewProgress(stdout)
 	o.Color = app.CurvatureColor
-	if err := headless.Run(o, stdout); err != nil {
+	stop, err := startProfile(*profile)
+	if err != nil {
+		return fail(stderr, "run", exitRuntime, err)
+	}
+	err = headless.Run(o, stdout)
+	if err = errors.Join(err, stop()); err != nil {
 		return fail(stderr, "run", exitRuntime, err)
 	}
 	return exitOK
 }
 
+// startProfile starts a CPU profile into path ("" for none) and returns
+// the function that stops it and closes the file.
+func startProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench")
 	var o headless.BenchOptions
-	fs.StringVar(&o.Scene, "scene", "curtain-adaptive", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section, or a springs scene")
-	fs.Float64Var(&o.Seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration")
+	fs.StringVar(&o.Scene, "scene", "curtain-adaptive", "built-in scene `NAME` or scene FILE.json with an \"adapt\" section, or a springs scene; all (or names separated by commas) runs every built-in scene (those) as it ships and prints one table of step times")
+	fs.Float64Var(&o.Seconds, "seconds", 0, "simulated time `S` per run; 0 runs the scene's duration (15 s per scene with --scene all)")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the bench to `FILE` (go tool pprof)")
 	fs.Float64Var(&o.Sample, "sample", 0.1, "compare the two surfaces every `S` seconds of simulated time")
 	fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `FILE`")
 	fs.StringVar(&o.Plot, "plot", "", "write triangles.png, pcg_iterations.png and ms_per_step.png into `DIR`")
@@ -238,6 +267,33 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "bench", exitUsage, fmt.Errorf("--sample must be positive and finite, got %v", o.Sample))
 	}
 	o.Progress = headless.NewProgress(stdout)
+	stop, err := startProfile(*profile)
+	if err != nil {
+		return fail(stderr, "bench", exitRuntime, err)
+	}
+	code := bench(o, stdout, stderr)
+	if err := stop(); err != nil && code == exitOK {
+		return fail(stderr, "bench", exitRuntime, err)
+	}
+	return code
+}
+
+// bench runs cmdBench's parsed options.
+func bench(o headless.BenchOptions, stdout, stderr io.Writer) int {
+	if headless.IsSceneList(o.Scene) {
+		if o.Starts > 1 || o.Perturb != 0 || o.Plot != "" {
+			return fail(stderr, "bench", exitUsage, errors.New("--scene all runs each scene once as it ships: leave out --starts, --perturb and --plot"))
+		}
+		res, err := headless.BenchAll(o)
+		headless.WriteBenchAllTable(stdout, res)
+		if o.JSON != "" {
+			err = errors.Join(err, headless.WriteJSONFile(o.JSON, res))
+		}
+		if err != nil {
+			return fail(stderr, "bench", exitRuntime, err)
+		}
+		return exitOK
+	}
 	if o.Starts > 1 {
 		ser, err := headless.BenchStarts(o, stdout)
 		headless.WriteBenchSpread(stdout, ser)
@@ -324,6 +380,8 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&o.FPS, "fps", o.FPS, "frames per simulated second `F`")
 	msaa := fs.Int("msaa", 4, "multisample anti-aliasing `SAMPLES`; 0 turns it off")
 	fs.IntVar(&o.Detail, "detail", 0, "draw the physics-aware detail surface (Tsiknis ch. 3) at Loop `LEVEL` 1–3; 0 draws the simulation mesh")
+	fs.BoolVar(&o.SideBySide, "side-by-side", false, "record two runs of the scene next to each other with their labels and plots, by default at full resolution and adaptive, both at each frame's time")
+	fs.StringVar(&o.Pair, "pair", "full", "with --side-by-side, record `PAIR`: full (full resolution | adaptive), gmax (g_max − 1 | g_max) or criteria (criterion ×2 | criterion)")
 	look := fs.String("look", "curvature", "draw the cloth as `LOOK`: curvature (mean curvature colours), strain (largest principal strain) or fabric (the scene's cloth_color, soft light, contact shadows; for videos)")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
@@ -344,6 +402,10 @@ func cmdRecord(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "record", exitUsage, fmt.Errorf("--fps must be in (0, 1000], got %v", o.FPS))
 	case o.Detail < 0 || o.Detail > detail.MaxLevel:
 		return fail(stderr, "record", exitUsage, fmt.Errorf("--detail must be in [0, %d], got %d", detail.MaxLevel, o.Detail))
+	case !slices.Contains(app.PairFlags(), o.Pair):
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--pair must be one of %s, got %q", strings.Join(app.PairFlags(), ", "), o.Pair))
+	case o.SideBySide && o.Detail > 0:
+		return fail(stderr, "record", exitUsage, fmt.Errorf("--side-by-side draws the simulation meshes: it takes no --detail"))
 	}
 	o.MSAA = *msaa
 	if *msaa == 0 {
@@ -395,6 +457,9 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.RecordDir, "record-dir", "", "save F9 recordings and F12 screenshots in `DIR` (default: the working directory)")
 	fs.Float64Var(&o.RecordFPS, "record-fps", 30, "F9 recordings take `F` frames per simulated second")
 	recSize := fs.String("record-size", "", "F9 recordings are `WxH` pixels, drawn offscreen without the panels (default: the window's size; the Record panel changes it)")
+	fs.BoolVar(&o.SideBySide, "side-by-side", false, "open side by side: two runs of the scene, by default at full resolution and adaptive (the Scene panel turns it on and off)")
+	fs.StringVar(&o.Pair, "pair", "full", "side by side shows `PAIR`: full (full resolution | adaptive), gmax (g_max − 1 | g_max) or criteria (criterion ×2 | criterion)")
+	fs.BoolVar(&o.LockTime, "lock-time", false, "side by side: lock the two runs to the same simulated time (the faster one waits)")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -413,6 +478,8 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--pause-at must be a non-negative number of seconds, got %v", o.PauseAt))
 	case !(o.RecordFPS > 0) || o.RecordFPS > 1000:
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--record-fps must be in (0, 1000], got %v", o.RecordFPS))
+	case !slices.Contains(app.PairFlags(), o.Pair):
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--pair must be one of %s, got %q", strings.Join(app.PairFlags(), ", "), o.Pair))
 	}
 	if *recSize != "" {
 		if _, err := fmt.Sscanf(*recSize, "%dx%d", &o.RecordWidth, &o.RecordHeight); err != nil || o.RecordWidth < 2 || o.RecordHeight < 2 || *recSize != fmt.Sprintf("%dx%d", o.RecordWidth, o.RecordHeight) {

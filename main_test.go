@@ -53,6 +53,9 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"record", "--out", "x.mp4", "--seconds", "-1"}, 2, "--seconds must be non-negative"},
 		{[]string{"record", "--out", "x.mp4", "--scene", "nosuchscene"}, 1, `unknown scene "nosuchscene"`},
 		{[]string{"view", "--record-fps", "0"}, 2, "--record-fps must be in (0, 1000]"},
+		{[]string{"view", "--pair", "both"}, 2, `--pair must be one of full, gmax, criteria, got "both"`},
+		{[]string{"record", "--out", "x.mp4", "--pair", "both"}, 2, `--pair must be one of full, gmax, criteria, got "both"`},
+		{[]string{"record", "--out", "x.mp4", "--side-by-side", "--detail", "1"}, 2, "--side-by-side draws the simulation meshes"},
 		{[]string{"view", "--max-fps", "-1"}, 2, "--max-fps must be a whole number of frames per second in [0, 1000] (0: no cap), got -1"},
 		{[]string{"view", "--max-fps", "5000"}, 2, "--max-fps must be a whole number"},
 		{[]string{"view", "--max-fps", "59.94"}, 2, `invalid value "59.94" for flag -max-fps`},
@@ -559,5 +562,35 @@ func TestCLIFabricTest(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("run", "--scene", file, "--steps", "2"); code != exitOK {
 		t.Errorf("run with a material scene: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCLIBenchAll: "drape bench --scene A,B" prints one row per scene and
+// writes the rows as JSON; the flags that nudge or plot one comparison
+// are usage errors with a list; --cpuprofile writes a profile.
+func TestCLIBenchAll(t *testing.T) {
+	dir := t.TempDir()
+	out, prof := filepath.Join(dir, "all.json"), filepath.Join(dir, "cpu.prof")
+	code, stdout, stderr := runCLI("bench", "--scene", "hanging,springs-small", "--seconds", "0.02", "--json", out, "--cpuprofile", prof)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"| hanging | 5 |", "| springs-small (springs) | 0.5 |", "real-time factor"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	m, data := readJSON(t, out)
+	if rows, ok := m["scenes"].([]any); !ok || len(rows) != 2 {
+		t.Errorf("JSON: want 2 scenes, got %s", data)
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Errorf("--cpuprofile: %v, %v", st, err)
+	}
+	for _, args := range [][]string{{"--starts", "2"}, {"--perturb", "3"}, {"--plot", dir}} {
+		code, _, stderr := runCLI(append([]string{"bench", "--scene", "all", "--seconds", "0.01"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "--scene all") {
+			t.Errorf("%v: got code=%d stderr=%q, want a usage error", args, code, stderr)
+		}
 	}
 }

@@ -33,6 +33,8 @@ const (
 	keyS      = 83
 	keyW      = 87
 	keyC      = 67
+	keyY      = 89
+	keyZ      = 90
 )
 
 // Camera controls.

@@ -129,6 +129,16 @@ func (f *femModel) Pins() []ModelPin {
 	return f.pins
 }
 
+// VertexPos returns the position of vertex v, m; false when v is not a
+// live vertex (history.go's vertexPositioner).
+func (f *femModel) VertexPos(v int32) (geom.Vec3, bool) {
+	m := f.sim.Mesh
+	if v < 0 || int(v) >= len(m.Pos) || !m.VertAlive[v] {
+		return geom.Vec3{}, false
+	}
+	return m.Pos[v], true
+}
+
 func (f *femModel) Pin(v int32, target geom.Vec3) error  { return f.sim.Pin(v, target) }
 func (f *femModel) Unpin(v int32)                        { f.sim.Unpin(v) }
 func (f *femModel) Drag(v int32, target geom.Vec3) error { return f.sim.Drag(v, target) }

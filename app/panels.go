@@ -49,6 +49,10 @@ type uiAction struct {
 
 	springs *springs.Params     // new spring cloth parameters, whole value (CmdSetBlock "springs")
 	strain  *strainlimit.Params // new strain-limit settings, whole value (CmdSetBlock "strain")
+
+	undo, redo bool // undo the last change, redo the last undone (Ctrl+Z, Ctrl+Shift+Z; history.go)
+
+	pair pairRequest // side by side (sidebyside_panels.go)
 }
 
 // defaultSaveFile is where Save scene writes when the file box is empty,
@@ -75,38 +79,36 @@ type uiState struct {
 	toggles toggles
 	crange  colorRange
 
-	params        cloth.Params // the sliders' copy; re-synced from snapshots once every sent edit is answered
-	editsSent     uint64       // CmdSetParams and CmdSetAdapt sent; compared with Snapshot.EditSeq
-	lastEditSeq   uint64       // Snapshot.EditSeq last seen, to report each rejection once
-	speed         float32      // real-time factor target shown
-	asFast        bool
-	speedSynced   bool
-	scenes        []string
-	sceneFile     string
-	saveFile      string // where Save scene writes; defaultSaveFile when empty
-	message       string // last command error, shown in red until dismissed
-	messageIsErr  bool
-	messageLog    []string
-	lastEpoch     uint64
-	histTime      []float32 // simulated time of each sample, s
-	histTris      []float32
-	histMs        []float32
-	histEvery     int // sample every histEvery-th snapshot with a new step
-	histSkip      int // snapshots with a new step since the last sample
-	lastHistSteps int
-	widgets       map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
-	legendH       float32               // legend window height in the previous frame, for stacking Help above it
-	detailDrawn   bool                  // the cloth drawn is the detail surface, which has no colour map (set by the viewer)
-	rec           recStatus
-	maxFPS        int                // the render rate cap (--max-fps), frames per second; 0: none
-	clothColor    [3]float32         // the fabric look's cloth colour (Material panel), RGB as displayed
-	colorScene    string             // the scene clothColor was last reset to the colour of
-	colorPicked   bool               // the user picked clothColor since: Save scene writes it
-	adapt         adaptUI            // the Adaptivity panel's edited settings
-	contact       contact.Params     // the Contact panel's edited settings; re-synced like params
-	strain        strainlimit.Params // the Material panel's strain-limit controls; re-synced like params
-	preset        presetUI           // the Material panel's fabric preset menu (material.go)
-	springs       springs.Params     // the Springs panel's copy; re-synced like params
+	params       cloth.Params // the sliders' copy; re-synced from snapshots once every sent edit is answered
+	editsSent    uint64       // CmdSetParams and CmdSetAdapt sent; compared with Snapshot.EditSeq
+	lastEditSeq  uint64       // Snapshot.EditSeq last seen, to report each rejection once
+	speed        float32      // real-time factor target shown
+	asFast       bool
+	speedSynced  bool
+	scenes       []string
+	sceneFile    string
+	saveFile     string // where Save scene writes; defaultSaveFile when empty
+	message      string // last command error, shown in red until dismissed
+	messageIsErr bool
+	messageLog   []string
+	lastEpoch    uint64
+	hist         plotHistory           // the Stats panel's plots (sidebyside.go)
+	pair         *pairOverlay          // side by side's overlays; nil in the single view (sidebyside_panels.go)
+	pairCtl      pairControl           // side by side's controls (sidebyside_panels.go)
+	widgets      map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
+	legendH      float32               // legend window height in the previous frame, for stacking Help above it
+	detailDrawn  bool                  // the cloth drawn is the detail surface, which has no colour map (set by the viewer)
+	rec          recStatus
+	maxFPS       int                // the render rate cap (--max-fps), frames per second; 0: none
+	clothColor   [3]float32         // the fabric look's cloth colour (Material panel), RGB as displayed
+	colorScene   string             // the scene clothColor was last reset to the colour of
+	colorPicked  bool               // the user picked clothColor since: Save scene writes it
+	adapt        adaptUI            // the Adaptivity panel's edited settings
+	contact      contact.Params     // the Contact panel's edited settings; re-synced like params
+	strain       strainlimit.Params // the Material panel's strain-limit controls; re-synced like params
+	preset       presetUI           // the Material panel's fabric preset menu (material.go)
+	springs      springs.Params     // the Springs panel's copy; re-synced like params
+	gesture      uint64             // the undo history's gesture of the control held (history.go); 0 when none is
 }
 
 func newUIState(scale float32) *uiState {
@@ -168,9 +170,6 @@ func (u *uiState) observe(s *Snapshot) {
 	first := s.Epoch != u.lastEpoch
 	if first {
 		u.lastEpoch = s.Epoch
-		u.histTime, u.histTris, u.histMs = u.histTime[:0], u.histTris[:0], u.histMs[:0]
-		u.histEvery, u.histSkip = 1, 0
-		u.lastHistSteps = -1
 	}
 	if s.EditSeq != u.lastEditSeq {
 		u.lastEditSeq = s.EditSeq
@@ -198,34 +197,7 @@ func (u *uiState) observe(s *Snapshot) {
 		u.speedSynced = true
 	}
 	u.crange.update(s.Stats.CurvAbsP98, first)
-	if s.Stats.Steps != u.lastHistSteps && s.Stats.Steps > 0 {
-		u.lastHistSteps = s.Stats.Steps
-		u.sample(s)
-	}
-}
-
-// sample records the step of s in the plot history, which covers the
-// whole run since the scene was (re)loaded, as Bender & Deul's fig. 6
-// does for the triangle count: when the history is full, every other
-// sample is dropped (the first is kept, so the spacing stays even) and
-// from then on only every other snapshot is taken.
-func (u *uiState) sample(s *Snapshot) {
-	u.histEvery = max(u.histEvery, 1)
-	if u.histSkip++; u.histSkip < u.histEvery {
-		return
-	}
-	u.histSkip = 0
-	if len(u.histTime) == histLen {
-		for i := 0; i < histLen/2; i++ {
-			u.histTime[i], u.histTris[i], u.histMs[i] = u.histTime[2*i], u.histTris[2*i], u.histMs[2*i]
-		}
-		u.histTime, u.histTris, u.histMs = u.histTime[:histLen/2], u.histTris[:histLen/2], u.histMs[:histLen/2]
-		u.histEvery *= 2
-	}
-	ms := float32(float64(s.Stats.Assemble+s.Stats.Solve+s.Stats.Other+s.Stats.Collide+s.Stats.Adapt) / float64(time.Millisecond))
-	u.histTime = append(u.histTime, float32(s.Stats.Time))
-	u.histTris = append(u.histTris, float32(plotCount(s)))
-	u.histMs = append(u.histMs, ms)
+	u.hist.observe(s)
 }
 
 // mark records the rectangle of the last item as the widget name, for
@@ -248,6 +220,7 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		u.widgets = map[string][4]float32{}
 	}
 	clear(u.widgets)
+	u.releaseGesture() // panels_history.go
 	imgui.SetNextWindowPosV(imgui.Vec2{X: margin * sc, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{})
 	imgui.SetNextWindowSizeV(imgui.Vec2{X: sideW * sc, Y: ds[1] - 2*margin*sc}, imgui.ConditionAlways)
 	if imgui.BeginV("drape", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse) {
@@ -259,7 +232,7 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		} else {
 			// Adaptivity second: at the default 1280×800 it sat below the
 			// fold, under five other sections.
-			u.adaptivityPanel(s, &a)
+			u.adaptivityPanel(u.adaptSnapshot(s), &a) // side by side: the run chosen
 			u.contactPanel(s, &a)
 			u.materialPanel(&a)
 			u.solverPanel(&a)
@@ -270,16 +243,26 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 	}
 	imgui.End()
 
-	imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - (statsW+margin)*sc, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{})
-	imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
-	if imgui.BeginV("Stats", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
-		u.statsPanel(s, fps, in)
-	}
-	imgui.End()
-
-	u.legend(ds)
-	if u.toggles.help {
-		u.helpPanel(ds)
+	if u.pair != nil {
+		// Side by side: each view's label and the strip below them take
+		// the place of Stats and Help; the legend stands at the strip's
+		// right end.
+		if u.toggles.colorMap != render.ColorMapNone {
+			u.pair.reserve = (statsW + margin) * sc
+		}
+		drawPairOverlay(u.pair, sc)
+		u.legend(ds)
+	} else {
+		imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - (statsW+margin)*sc, Y: margin * sc}, imgui.ConditionAlways, imgui.Vec2{})
+		imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
+		if imgui.BeginV("Stats", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
+			u.statsPanel(s, fps, in)
+		}
+		imgui.End()
+		u.legend(ds)
+		if u.toggles.help {
+			u.helpPanel(ds)
+		}
 	}
 	if s.Stats.Err != "" {
 		u.errorBanner(s, ds, &a)
@@ -425,9 +408,11 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 			if imgui.SelectableV(n, n == s.Scene, 0, imgui.Vec2{}) {
 				a.scene = n
 			}
+			u.mark("scene: " + n)
 		}
 		imgui.EndCombo()
 	}
+	u.mark("built-in scene")
 	imgui.InputTextWithHint("scene file", "path/to/scene.json", &u.sceneFile)
 	imgui.SameLine()
 	if imgui.Button("Load") && u.sceneFile != "" {
@@ -455,6 +440,8 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 	if imgui.Button("Reset (R)") {
 		a.reset = true
 	}
+	u.historyButtons(s, a) // panels_history.go
+	u.pairControls(a)      // sidebyside_panels.go
 	imgui.Textf("%s   t = %.2f s   step %d", s.Scene, s.Stats.Time, s.Stats.Steps)
 	imgui.Textf("model: %s", modelName(s))
 	if len(s.Obstacles) > 0 {
@@ -575,7 +562,7 @@ func (u *uiState) materialPanel(a *uiAction) {
 	}
 	u.presetCombo(a)
 	p := u.params
-	if tableControls(cloth.ParamTable, "Material", &p, nil) {
+	if tableControls(cloth.ParamTable, "Material", &p, func(key string) { u.mark("material: " + key) }) {
 		u.sendParams(p, a)
 	}
 	u.clothColorEdit()
@@ -818,19 +805,19 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 		textDisabled("hover a vertex to inspect it")
 	}
 	w := imgui.ContentRegionAvail().X
-	if n := len(u.histMs); n > 1 {
-		t0, t1 := u.histTime[0], u.histTime[n-1]
+	if h := &u.hist; len(h.ms) > 1 {
+		t0, t1 := h.time[0], h.time[len(h.time)-1]
 		hi := float32(0)
-		for _, v := range u.histMs {
+		for _, v := range h.ms {
 			hi = max(hi, v)
 		}
-		imgui.PlotLinesV("##ms", u.histMs, 0, fmt.Sprintf("ms/step, t = %.1f…%.1f s", t0, t1), 0, hi*1.15, imgui.Vec2{X: w, Y: 60 * u.scale})
-		lo, hiT := u.histTris[0], u.histTris[0]
-		for _, v := range u.histTris {
+		imgui.PlotLinesV("##ms", h.ms, 0, fmt.Sprintf("ms/step, t = %.1f…%.1f s", t0, t1), 0, hi*1.15, imgui.Vec2{X: w, Y: 60 * u.scale})
+		lo, hiT := h.tris[0], h.tris[0]
+		for _, v := range h.tris {
 			lo, hiT = min(lo, v), max(hiT, v)
 		}
 		pad := max(1, 0.1*(hiT-lo))
-		imgui.PlotLinesV("##tris", u.histTris, 0, plotLabel(s), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
+		imgui.PlotLinesV("##tris", h.tris, 0, plotLabel(s), lo-pad, hiT+pad, imgui.Vec2{X: w, Y: 50 * u.scale})
 		u.mark("triangles plot")
 	}
 }
@@ -921,17 +908,20 @@ var helpLines = [][2]string{
 	{"C / F", "colour map / fit view"},
 	{"F9 / F12", "record / screenshot"},
 	{"Ctrl + S", "save scene"},
+	{"Ctrl + Z", "undo (+ Shift: redo)"},
 	{"D / H", "detail / hide this help"},
 }
 
 // helpLimits are the limits a person meets when dragging (cloth.HandSpeed,
-// cloth.HandStretch, cloth.ObstacleClearance), for the Help panel: what
+// cloth.HandStretch, cloth.PinGap, cloth.ObstacleClearance), for the Help panel: what
 // keeps a drag from blowing the cloth up.
 var helpLimits = []string{
 	fmt.Sprintf("pins, dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
 	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin, or next to it, by %.0f %% (%.0f %% of the strain limit when on)", 100*cloth.HandStretch, 100*cloth.HandLimitShare),
 	"a pin stops at the surface of an obstacle",
+	fmt.Sprintf("a pin comes no nearer to another than %.0f %% of the cloth between them; a moving pin pushes it along", 100*cloth.PinGap),
 	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground, and, dragged while paused, at the cloth", 100*cloth.ObstacleClearance),
+	"an obstacle waits while the cloth it carries is stretched past the pins' limit",
 }
 
 // helpPanel sits in the right column between Stats and the legend, so it

@@ -12,17 +12,17 @@ import (
 // triangle count over the whole run), rather than only the last histLen
 // steps.
 func TestPlotHistoryCoversTheRun(t *testing.T) {
-	u := newUIState(1)
+	var u plotHistory
 	const n = 5000
 	for i := 1; i <= n; i++ {
 		var s Snapshot
 		s.Stats.Steps, s.Stats.Time, s.Stats.Triangles = i, 0.005*float64(i), 820+i
 		s.Stats.Solve = time.Duration(i) * time.Microsecond
-		u.sample(&s)
+		u.observe(&s)
 	}
-	h := u.histTime
-	if len(h) > histLen || len(h) < histLen/2 || len(u.histTris) != len(h) || len(u.histMs) != len(h) {
-		t.Fatalf("history lengths: time %d, triangles %d, ms %d; want equal, in [%d, %d]", len(h), len(u.histTris), len(u.histMs), histLen/2, histLen)
+	h := u.time
+	if len(h) > histLen || len(h) < histLen/2 || len(u.tris) != len(h) || len(u.ms) != len(h) {
+		t.Fatalf("history lengths: time %d, triangles %d, ms %d; want equal, in [%d, %d]", len(h), len(u.tris), len(u.ms), histLen/2, histLen)
 	}
 	if h[0] > 0.05*0.005*n {
 		t.Errorf("history starts at t = %v s, want within the first 5 %% of the %v s run", h[0], 0.005*n)
@@ -32,8 +32,8 @@ func TestPlotHistoryCoversTheRun(t *testing.T) {
 		if d := h[i] - h[i-1]; math.Abs(float64(d-dt)) > 1e-4 {
 			t.Fatalf("samples %d–%d are %v s apart, want every %v s", i-1, i, d, dt)
 		}
-		if want := 820 + float32(h[i])/0.005; math.Abs(float64(u.histTris[i]-want)) > 0.5 {
-			t.Fatalf("sample %d: triangles %v at t = %v, want %v (series out of step)", i, u.histTris[i], h[i], want)
+		if want := 820 + float32(h[i])/0.005; math.Abs(float64(u.tris[i]-want)) > 0.5 {
+			t.Fatalf("sample %d: triangles %v at t = %v, want %v (series out of step)", i, u.tris[i], h[i], want)
 		}
 	}
 	t.Logf("%d samples, t = %v…%v s, every %v s", len(h), h[0], h[len(h)-1], dt)

@@ -25,6 +25,13 @@ type RecordOptions struct {
 	Detail  int     // draw the physics-aware detail surface at this Loop level (1–3); 0 draws the simulation mesh
 	Look    Look    // how the cloth is drawn; the zero value is LookCurvature
 
+	// SideBySide records two runs of the scene next to each other with
+	// their labels and the strip of plots (record_sidebyside.go): Pair
+	// as drape view's --pair ("" is "full": full resolution and
+	// adaptive).
+	SideBySide bool
+	Pair       string
+
 	// Progress, if not nil, is called after each frame with the frames
 	// done and the total.
 	Progress func(done, total int)
@@ -61,11 +68,20 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		return res, fmt.Errorf("recording: size %dx%d must be at least 2x2", o.Width, o.Height)
 	case o.Look < 0 || int(o.Look) >= len(lookNames):
 		return res, fmt.Errorf("recording: unknown look %d", int(o.Look))
+	case o.SideBySide && o.Detail > 0:
+		return res, fmt.Errorf("recording: side by side draws the simulation meshes, not the detail surface")
 	}
 	w, h := evenDown(o.Width), evenDown(o.Height)
 	total := max(1, int(math.Floor(o.Seconds*o.FPS+0.5)))
-	loop, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Paused: true})
-	if err != nil {
+	// The simulation first: a bad scene fails before a window opens.
+	var loop *Loop
+	var pair *sideBySide
+	if o.SideBySide {
+		if pair, err = recordingPair(o); err != nil {
+			return res, err
+		}
+		defer pair.close()
+	} else if loop, err = NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Paused: true}); err != nil {
 		return res, err
 	}
 	win, err := render.NewWindow(render.WindowOptions{Title: "drape record", Width: w, Height: h, Visible: false, Samples: o.MSAA})
@@ -76,25 +92,16 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 	if fs := win.FramebufferSize(); int(fs[0]) < w || int(fs[1]) < h {
 		return res, fmt.Errorf("recording: the hidden window's framebuffer is %vx%v, smaller than %dx%d", fs[0], fs[1], w, h)
 	}
-	cloth, err := render.NewClothRenderer()
+	var src frameSource
+	if pair != nil {
+		src, err = newPairFrames(o, pair, w, h) // record_sidebyside.go
+	} else {
+		src, err = newSceneFrames(o, loop, w, h)
+	}
 	if err != nil {
 		return res, err
 	}
-	defer cloth.Delete()
-	sr, err := render.NewSolidRenderer()
-	if err != nil {
-		return res, err
-	}
-	defer sr.Delete()
-	obs := &obstacleDrawer{r: sr}
-	var shadow *render.ContactShadow
-	if o.Look == LookFabric {
-		if shadow, err = newContactShadow(); err != nil {
-			return res, err
-		}
-		defer shadow.Delete()
-	}
-	var strain strainColors
+	defer src.delete()
 	rb, err := render.NewAsyncReadback(w, h)
 	if err != nil {
 		return res, err
@@ -114,18 +121,7 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		}
 	}()
 
-	snap := loop.Snapshots().Acquire()
-	cam := render.NewCamera(float32(w), float32(h))
-	startView(&cam, snap, 0, 0, true)
-	cr := colorRange{Auto: true}
-	var det *syncDetail
-	if o.Detail > 0 {
-		if det, err = newSyncDetail(o.Detail); err != nil {
-			return res, err
-		}
-	}
 	pix := make([]byte, rb.FrameSize())
-	t0 := snap.Stats.Time
 	emit := func(got bool) error {
 		if !got {
 			return nil
@@ -139,37 +135,8 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		}
 		return nil
 	}
-	var follow cameraFollow
 	for k := 0; k < total; k++ {
-		for n := stepsUntil(snap.Stats.Time, t0+float64(k)/o.FPS, snap.Stats.Dt); n > 0; n-- {
-			loop.step()
-			snap = loop.Snapshots().Acquire()
-			if snap.Stats.Err != "" {
-				return res, fmt.Errorf("recording %s: %s", snap.Scene, snap.Stats.Err)
-			}
-		}
-		if k > 0 {
-			lo, hi := frameBounds(snap, false)
-			follow.update(&cam, lo, hi, 1/o.FPS)
-		}
-		cr.update(snap.Stats.CurvAbsP98, k == 0)
-		mesh := snap.Drawn().mesh()
-		if o.Look == LookStrain {
-			mesh = strain.mesh(&snap.Surface)
-		}
-		if det != nil {
-			if mesh, err = det.mesh(&snap.Surface, snap.Obstacles); err != nil {
-				return res, fmt.Errorf("recording %s: detail: %w", snap.Scene, err)
-			}
-		}
-		if err := cloth.Upload(mesh); err != nil {
-			return res, err
-		}
-		if shadow != nil {
-			shadow.Update(cloth, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi))
-		}
-		gl.Viewport(0, 0, int32(w), int32(h))
-		if err := drawScene(cloth, obs, &cam, snap, sceneLook{o.Look, cr, det != nil, shadow}); err != nil {
+		if err := src.frame(k); err != nil {
 			return res, err
 		}
 		got, err := rb.Capture(pix)
@@ -193,6 +160,113 @@ func Record(o RecordOptions) (res RecordResult, err error) {
 		return res, fmt.Errorf("recording: %w", err)
 	}
 	return res, nil
+}
+
+// frameSource is what Record draws: one scene (sceneFrames) or two runs
+// of it side by side (pairFrames, record_sidebyside.go).
+type frameSource interface {
+	// frame steps the simulation to frame k's time, t0 + k/FPS (the
+	// first step whose time reaches it), and draws frame k into the
+	// current framebuffer.
+	frame(k int) error
+	delete() // frees the GL objects
+}
+
+// sceneFrames draws one scene as the viewer's 3D view does.
+type sceneFrames struct {
+	o      RecordOptions
+	loop   *Loop
+	snap   *Snapshot
+	w, h   int
+	cloth  *render.ClothRenderer
+	obs    *obstacleDrawer
+	shadow *render.ContactShadow // the fabric look's; nil otherwise
+	strain strainColors
+	det    *syncDetail // --detail; nil otherwise
+	cam    render.Camera
+	follow cameraFollow
+	cr     colorRange
+	t0     float64
+}
+
+// newSceneFrames makes the renderers for loop's scene, with the camera on
+// its first snapshot.
+func newSceneFrames(o RecordOptions, loop *Loop, w, h int) (*sceneFrames, error) {
+	f := &sceneFrames{o: o, loop: loop, w: w, h: h, cr: colorRange{Auto: true}}
+	var err error
+	if f.cloth, err = render.NewClothRenderer(); err != nil {
+		return nil, err
+	}
+	sr, err := render.NewSolidRenderer()
+	if err != nil {
+		f.delete()
+		return nil, err
+	}
+	f.obs = &obstacleDrawer{r: sr}
+	if o.Look == LookFabric {
+		if f.shadow, err = newContactShadow(); err != nil {
+			f.delete()
+			return nil, err
+		}
+	}
+	if o.Detail > 0 {
+		if f.det, err = newSyncDetail(o.Detail); err != nil {
+			f.delete()
+			return nil, err
+		}
+	}
+	f.snap = loop.Snapshots().Acquire()
+	f.cam = render.NewCamera(float32(w), float32(h))
+	startView(&f.cam, f.snap, 0, 0, true)
+	f.t0 = f.snap.Stats.Time
+	return f, nil
+}
+
+func (f *sceneFrames) delete() {
+	if f.shadow != nil {
+		f.shadow.Delete()
+	}
+	if f.obs != nil {
+		f.obs.r.Delete()
+	}
+	if f.cloth != nil {
+		f.cloth.Delete()
+	}
+}
+
+func (f *sceneFrames) frame(k int) error {
+	o, snap := &f.o, f.snap
+	for n := stepsUntil(snap.Stats.Time, f.t0+float64(k)/o.FPS, snap.Stats.Dt); n > 0; n-- {
+		f.loop.step()
+		snap = f.loop.Snapshots().Acquire()
+		if snap.Stats.Err != "" {
+			return fmt.Errorf("recording %s: %s", snap.Scene, snap.Stats.Err)
+		}
+	}
+	f.snap = snap
+	if k > 0 {
+		lo, hi := frameBounds(snap, false)
+		f.follow.update(&f.cam, lo, hi, 1/o.FPS)
+	}
+	f.cr.update(snap.Stats.CurvAbsP98, k == 0)
+	mesh := snap.Drawn().mesh()
+	if o.Look == LookStrain {
+		mesh = f.strain.mesh(&snap.Surface)
+	}
+	if f.det != nil {
+		var err error
+		if mesh, err = f.det.mesh(&snap.Surface, snap.Obstacles); err != nil {
+			return fmt.Errorf("recording %s: detail: %w", snap.Scene, err)
+		}
+	}
+	if err := f.cloth.Upload(mesh); err != nil {
+		return err
+	}
+	if f.shadow != nil {
+		f.shadow.Update(f.cloth, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi))
+	}
+	gl.Viewport(0, 0, int32(f.w), int32(f.h))
+	return drawScene(f.cloth, f.obs, &f.cam, snap, sceneLook{o.Look, f.cr, f.det != nil, f.shadow})
 }
 
 // sceneLook is what drawScene needs to know besides the scene: the look,

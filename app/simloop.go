@@ -41,6 +41,8 @@ const (
 	CmdSetContact                  // replace the collision settings with Contact (validated; an error keeps the old ones and is published in Snapshot.EditErr)
 	CmdMoveObstacle                // move obstacle Obstacle's user offset towards Target (see Loop.moveObstacles); a failure is an Event
 	CmdSetBlock                    // replace the model's parameter block Key with Block (Model.SetBlock; validated like CmdSetParams, answered through Snapshot.EditErr)
+	CmdUndo                        // undo the person's last change (history.go); the outcome is an Event
+	CmdRedo                        // redo the change undone last (history.go); the outcome is an Event
 )
 
 // Command is one request from the viewer to the simulation. Only the
@@ -62,6 +64,17 @@ type Command struct {
 
 	ClothColor *[3]float64 // CmdSaveScene: the fabric look's colour (Material panel); nil keeps the scene's
 	Material   *string     // CmdSaveScene: the fabric preset picked in the Material panel ("" for none); nil keeps the scene's
+
+	// Gesture names the person's gesture the command belongs to (a
+	// slider held, a mouse drag): the edits of one gesture are one step
+	// of the undo history (history.go). 0: a step of its own.
+	Gesture uint64
+
+	// At > 0 holds the command back until the simulated time reaches
+	// At, s (within half a step): side by side sends a locked pair's
+	// edits to both runs for the same time (sidebyside.go). 0 applies it
+	// at once.
+	At float64
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -84,6 +97,27 @@ type LoopOptions struct {
 	// Now is the clock used for pacing and rates; nil means time.Now.
 	// Tests inject a synthetic timeline.
 	Now func() time.Time
+	// Prepare, if not nil, turns every scene the loop loads (Scene, then
+	// each CmdLoadScene) into the one it builds, or refuses it with an
+	// error that keeps the running scene: side by side makes its two
+	// runs of one scene with it (sidebyside.go).
+	Prepare func(*scene.Scene) (*scene.Scene, error)
+	// Gate, if not nil, may hold paced steps back and hears of every
+	// publish: side by side's lock (sidebyside.go).
+	Gate StepGate
+}
+
+// StepGate couples a Loop to another: side by side's lock keeps the run
+// ahead in simulated time waiting for the other (sidebyside.go). Its
+// methods are called on the Loop's Run goroutine.
+type StepGate interface {
+	// Hold reports whether l, at simulated time t, must wait before its
+	// next paced step; the gate wakes l (Loop.Wake) when that may have
+	// changed. Steps asked for (CmdStep) are never held.
+	Hold(l *Loop, t float64) bool
+	// Published hands the gate l's snapshot just published; s may be
+	// read until l's next publish.
+	Published(l *Loop, s *Snapshot)
 }
 
 // Loop runs a simulation in its own goroutine (Run), applying Commands
@@ -133,6 +167,24 @@ type Loop struct {
 	// retried counts the steps since the last rebuild that needed the
 	// substep failsafe (Stats.Retried).
 	retried int
+	// stepSum, stepN: the wall time and count of the steps since the
+	// last rebuild (Stats.StepMean).
+	stepSum time.Duration
+	stepN   int
+
+	// prepare, gate: LoopOptions.Prepare and Gate; later holds the
+	// commands whose time (Command.At) has not come, in the order sent;
+	// source is what the running scene was loaded from (Snapshot.Source).
+	prepare func(*scene.Scene) (*scene.Scene, error)
+	gate    StepGate
+	later   []Command
+	source  string
+
+	// hist is the undo history of the person's changes, and obsGoals
+	// the offsets asked for each obstacle since the last rebuild
+	// (history.go).
+	hist     history
+	obsGoals []geom.Vec3
 }
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
@@ -146,6 +198,8 @@ func NewLoop(o LoopOptions) (*Loop, error) {
 		now:    o.Now,
 
 		pauseAt: o.PauseAt,
+		prepare: o.Prepare,
+		gate:    o.Gate,
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -216,6 +270,9 @@ func (l *Loop) Run(ctx context.Context) {
 		l.mu.Lock()
 		cmds, l.queue = l.queue, cmds[:0]
 		l.mu.Unlock()
+		if len(l.later) > 0 || slices.ContainsFunc(cmds, func(c Command) bool { return c.At > 0 }) {
+			cmds = l.dueCommands(cmds)
+		}
 		dirty := false
 		stepNow := false
 		for _, c := range cmds {
@@ -225,6 +282,13 @@ func (l *Loop) Run(ctx context.Context) {
 		}
 		if stepNow {
 			l.step()
+			continue
+		}
+		if !l.paused && l.gate != nil && l.gate.Hold(l, l.s.Time()) {
+			if dirty {
+				l.publish(0)
+			}
+			l.sleep(ctx, time.Hour) // the gate wakes the loop
 			continue
 		}
 		if !l.paused {
@@ -257,6 +321,36 @@ func (l *Loop) sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
+// Wake makes the Run goroutine look at its queue and its gate again (a
+// StepGate calls it when the other run has moved). Safe from any
+// goroutine; it never blocks.
+func (l *Loop) Wake() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// dueCommands returns the commands to apply now, in the order sent: the
+// held ones (Command.At) whose time has come, then those of cmds that
+// are due; the others are held in l.later. Once one is held, every later
+// one with a time waits behind it, so that edits keep their order;
+// commands without one (pause, step, reset) pass.
+func (l *Loop) dueCommands(cmds []Command) []Command {
+	all := append(append([]Command(nil), l.later...), cmds...)
+	l.later = l.later[:0]
+	out := cmds[:0]
+	t, half := l.s.Time(), l.s.Dt()/2
+	for _, c := range all {
+		if c.At > 0 && (len(l.later) > 0 || t < c.At-half) {
+			l.later = append(l.later, c)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // apply executes one command and reports whether it asks for a single
 // step now.
 func (l *Loop) apply(c Command) (step bool) {
@@ -267,20 +361,24 @@ func (l *Loop) apply(c Command) (step bool) {
 		// snapshot (EditSeq, EditErr), the one channel for edits.
 		l.editSeq++
 		l.editErr = ""
-		if err := l.s.SetBlock("params", c.Params); err != nil {
+		if err := l.setBlock("params", c.Params, c.Gesture); err != nil {
 			l.editErr = "parameters rejected: " + err.Error()
 			return false
 		}
 		l.pace.reset()
 	case CmdPin, CmdMovePin:
+		before := l.pinNow(c.Vertex)
 		if err := l.s.Pin(c.Vertex, c.Target); err != nil {
 			fail(fmt.Errorf("pinning: %w", err))
 		} else {
 			l.recordPin(c.Vertex, c.Target, false)
+			l.pinChanged(c.Vertex, before, c.Gesture)
 		}
 	case CmdUnpin:
+		before := l.pinNow(c.Vertex)
 		l.recordPin(c.Vertex, geom.Vec3{}, true)
 		l.s.Unpin(c.Vertex)
+		l.pinChanged(c.Vertex, before, c.Gesture)
 	case CmdDrag:
 		if err := l.s.Drag(c.Vertex, c.Target); err != nil {
 			fail(fmt.Errorf("dragging: %w", err))
@@ -301,9 +399,11 @@ func (l *Loop) apply(c Command) (step bool) {
 			fail(err)
 		}
 	case CmdLoadScene:
+		before := l.sceneNow()
 		if err := l.load(c.Scene); err != nil {
 			fail(err)
 		} else {
+			l.sceneLoaded(before, c.Gesture)
 			l.emit(Event{Info: "loaded scene " + l.scene.Name})
 		}
 	case CmdSetSpeed:
@@ -327,7 +427,7 @@ func (l *Loop) apply(c Command) (step bool) {
 	case CmdSetBlock:
 		l.editSeq++
 		l.editErr = ""
-		if err := l.s.SetBlock(c.Key, c.Block); err != nil {
+		if err := l.setBlock(c.Key, c.Block, c.Gesture); err != nil {
 			l.editErr = c.Key + " parameters rejected: " + err.Error()
 			return false
 		}
@@ -337,17 +437,24 @@ func (l *Loop) apply(c Command) (step bool) {
 		// force on error; the error goes to the panel through the snapshot.
 		l.editSeq++
 		l.editErr = ""
-		if err := l.s.SetBlock("adapt", c.Adapt); err != nil {
+		if err := l.setBlock("adapt", c.Adapt, c.Gesture); err != nil {
 			l.editErr = "settings rejected: " + err.Error()
 		}
 	case CmdSetContact:
 		l.editSeq++
 		l.editErr = ""
-		if err := l.s.SetBlock("contact", c.Contact); err != nil {
+		if err := l.setBlock("contact", c.Contact, c.Gesture); err != nil {
 			l.editErr = "contact settings rejected: " + err.Error()
 		}
 	case CmdMoveObstacle:
-		l.dragObstacle(c.Obstacle, c.Target)
+		before := l.obstacleGoal(c.Obstacle)
+		if l.dragObstacle(c.Obstacle, c.Target) {
+			l.obstacleMoved(c.Obstacle, before, c.Target, c.Gesture)
+		}
+	case CmdUndo:
+		l.undo()
+	case CmdRedo:
+		l.redo()
 	}
 	return false
 }
@@ -356,17 +463,20 @@ func (l *Loop) apply(c Command) (step bool) {
 // obstacle goes there at once, or as far as the cloth lets it
 // (Model.MoveObstacle), and the rest of the way once the simulation
 // runs; running, the model takes it there at cloth.HandSpeed at most
-// (Model.DragObstacle).
-func (l *Loop) dragObstacle(i int, target geom.Vec3) {
+// (Model.DragObstacle). It reports whether the model took the target; a
+// failure is an Event.
+func (l *Loop) dragObstacle(i int, target geom.Vec3) bool {
 	if l.paused {
 		if err := l.s.MoveObstacle(i, target); err != nil {
 			l.emit(Event{Err: err})
-			return
+			return false
 		}
 	}
 	if err := l.s.DragObstacle(i, target); err != nil {
 		l.emit(Event{Err: err})
+		return false
 	}
+	return true
 }
 
 // recordPin notes a pin edit on vertex v for SavedScene, replacing an
@@ -400,7 +510,16 @@ func (l *Loop) load(name string) error {
 	if err != nil {
 		return err
 	}
-	return l.rebuild(sc, false)
+	if l.prepare != nil {
+		if sc, err = l.prepare(sc); err != nil {
+			return err
+		}
+	}
+	if err := l.rebuild(sc, false); err != nil {
+		return err
+	}
+	l.source = name
+	return nil
 }
 
 // rebuild builds sc and makes it the running simulation. With keepParams
@@ -423,10 +542,14 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	}
 	l.scene, l.s = sc, m
 	l.pinEdits = nil
+	l.later = nil // held edits were for the old simulation's times
+	// history.go: the old simulation's pin and obstacle changes leave the history.
+	l.rebuilt()
 	l.err = ""
 	l.editErr = ""
 	l.last = StepInfo{}
 	l.retried = 0
+	l.stepSum, l.stepN = 0, 0
 	l.epoch++
 	l.pace.reset()
 	l.rate = rateMeter{}
@@ -453,6 +576,8 @@ func (l *Loop) step() {
 		return
 	}
 	l.last = st
+	l.stepSum += st.Total()
+	l.stepN++
 	if st.Substeps > 0 {
 		l.retried++
 	}
@@ -472,6 +597,9 @@ func (l *Loop) publish(_ time.Duration) {
 	l.fill(dst)
 	dst.Stats.Snapshot = time.Since(t0)
 	l.buf.Publish()
+	if l.gate != nil {
+		l.gate.Published(l, dst)
+	}
 }
 
 // fill writes the simulation's state into dst, reusing its slices: the
@@ -481,12 +609,13 @@ func (l *Loop) fill(dst *Snapshot) {
 	dst.Springs = SpringsInfo{} // set by the springs model's Surface
 	surf := s.Surface(dst)
 	dst.Seq, dst.Epoch, dst.Scene, dst.Camera, dst.ClothColor = l.seq, l.epoch, l.scene.Name, l.scene.Camera, l.scene.ClothColor
-	dst.Material = l.scene.Material
+	dst.Material, dst.Source = l.scene.Material, l.source
 	dst.Params, _ = s.Block("params").(cloth.Params)
 	dst.Adapt, _ = s.Block("adapt").(cloth.AdaptParams)
 	dst.Contact, _ = s.Block("contact").(contact.Params)
 	dst.Strain, _ = s.Block("strain").(strainlimit.Params)
 	dst.EditErr, dst.EditSeq = l.editErr, l.editSeq
+	dst.History = l.hist.info()
 	sps, rtf := l.rate.rates()
 	dst.Stats = Stats{
 		Time: s.Time(), Steps: s.Steps(), Dt: s.Dt(),
@@ -500,6 +629,7 @@ func (l *Loop) fill(dst *Snapshot) {
 		CurvAbsP98:    surf.CurvAbsP98,
 		Tangled:       surf.Tangled,
 		Retried:       l.retried,
+		StepMean:      l.stepSum / time.Duration(max(l.stepN, 1)),
 		Paused:        l.paused, Finite: s.Finite(), Err: l.err,
 	}
 }

@@ -8,7 +8,10 @@
 // keyboard interaction (input.go: camera, vertex drags, Shift + drag of
 // obstacles), the ImGui panels (panels.go, whose parameter sliders come
 // from the param tables of sim/cloth and sim/contact; panels_springs.go
-// for sim/springs) and the --state file (state.go).
+// for sim/springs), the undo history of the person's changes (history.go),
+// the --state file (state.go) and side by side (sidebyside.go: two runs of
+// a scene, each on a Loop of its own, drawn next to each other; the
+// _view.go and _panels.go files hold its GL and ImGui parts).
 //
 // Threads: the render loop owns GL, GLFW and ImGui and runs on the locked
 // main OS thread (package main locks it in init). The simulation runs in
@@ -48,6 +51,9 @@ type Snapshot struct {
 	// Material is the scene file's fabric preset (never modified), "" for
 	// none.
 	Material string
+	// Source is what the scene was loaded from: the built-in name or the
+	// file given (side by side loads it again for its two runs).
+	Source string
 
 	// Surface is the simulated surface: picking, pins, bounds, --state
 	// and the statistics use it, and it is drawn unless Detail has faces.
@@ -91,6 +97,9 @@ type Snapshot struct {
 	// which rejected edits reach the viewer.
 	EditErr string
 	EditSeq uint64
+	// History is what the person can undo and redo (history.go), for
+	// the Undo and Redo buttons.
+	History HistoryInfo
 
 	Lo, Hi [3]float32 // axis-aligned bounds of the live vertices, m; Lo > Hi when there are none
 
@@ -157,6 +166,9 @@ type Stats struct {
 	CurvAbsP98    float32 // 98th percentile of |Curv| over the vertices, 1/m; for the automatic colour range
 	Tangled       int     // intersecting pairs of cloth triangles sharing no vertex, counted about once a second (−1: not counted)
 	Retried       int     // steps since the scene was (re)built that needed the substep failsafe (cloth.Sim.Step)
+	// StepMean is the mean wall time of the steps since the scene was
+	// (re)built (0 before the first), for --state and side by side.
+	StepMean time.Duration
 
 	Paused bool   // stepping is stopped (by the user or by an error)
 	Finite bool   // every live position and velocity is finite

@@ -37,6 +37,9 @@ type State struct {
 	Messages  []string   `json:"messages"`    // errors and notices the UI showed
 	FPS       float64    `json:"fps"`         // render frames per second, smoothed
 	StepsPerS float64    `json:"steps_per_s"` // simulation steps per wall second
+	// MsPerStepMean is the mean wall time per step since the scene was
+	// (re)built, ms (Stats.StepMean).
+	MsPerStepMean float64 `json:"ms_per_step_mean"`
 	// StepBusy is how long the step in progress has been running, s; 0
 	// between steps (Loop.Busy). A stalled viewer with StepBusy 0 is
 	// waiting, not stepping.
@@ -64,6 +67,14 @@ type State struct {
 	// "adaptive" (the Adaptivity checkbox), "g_max" (its slider),
 	// "wireframe" (the Display checkbox) and "triangles plot" (Stats).
 	Widgets map[string][4]float32 `json:"widgets"`
+
+	// History is what Undo and Redo would change (history.go).
+	History HistoryInfo `json:"history"`
+
+	// SideBySide is the pair of runs side by side (sidebyside.go); absent
+	// in the single view. The fields above are then the right run's,
+	// with pixels in window coordinates.
+	SideBySide *SideBySideState `json:"side_by_side,omitempty"`
 }
 
 // DetailState is the detail surface in State.
@@ -104,9 +115,11 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 		GLErrors: glErrors, Window: [2]float32{cam.Width, cam.Height},
 		Dragged: dragged, Pins: []PinState{}, Messages: msgs,
 		FPS: finite(fps), StepsPerS: finite(snap.Stats.StepsPerSec),
-		Params: snap.Params, Adapt: snap.Adapt, Contact: snap.Contact,
+		MsPerStepMean: millis(snap.Stats.StepMean),
+		Params:        snap.Params, Adapt: snap.Adapt, Contact: snap.Contact,
 		Obstacles: []ObstacleState{}, DraggedObstacle: -1,
 		Widgets: map[string][4]float32{},
+		History: snap.History,
 	}
 	for _, o := range snap.Obstacles {
 		px, py, ok := cam.Project(o.Center)

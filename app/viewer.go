@@ -54,6 +54,13 @@ type Options struct {
 	RecordWidth, RecordHeight int
 
 	Stderr io.Writer // GL errors and warnings; nil means os.Stderr
+
+	// SideBySide opens the viewer side by side (sidebyside.go) on Pair
+	// ("full", "gmax" or "criteria"; "" is "full"), and LockTime locks
+	// the two runs to the same simulated time.
+	SideBySide bool
+	Pair       string
+	LockTime   bool
 }
 
 // DefaultOptions returns the default scene in a 1280×800 window at real
@@ -98,6 +105,9 @@ func Run(o Options) error {
 		return err
 	}
 	defer v.delete()
+	if err := v.openPair(o); err != nil {
+		return err
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -145,6 +155,8 @@ type viewer struct {
 
 	cam     render.Camera
 	in      *Interaction
+	gest    gestures    // gesture ids for the undo history (history.go)
+	mouse   gestureSink // the loop, stamping the current mouse gesture's commands
 	ui      *uiState
 	snap    *Snapshot // the snapshot being drawn, valid until the next Acquire
 	pinSize float32   // pin marker size, pixels
@@ -161,6 +173,8 @@ type viewer struct {
 	lastFrame   float64 // win.Time() at the previous frame
 	lastActive  float64 // win.Time() of the last input, window event or new snapshot
 	lastSeq     uint64  // snapshot drawn in the previous frame
+
+	pair pairView // side by side (sidebyside_view.go)
 }
 
 // A paused viewer that has seen no input, window event or new snapshot
@@ -206,14 +220,20 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 	v.ui = newUIState(sx)
 	v.ui.maxFPS = o.MaxFPS
 	v.snap = loop.Snapshots().Acquire()
+	v.mouse.sink = loop
 	win.SetHandlers(render.Handlers{
 		MouseButton: func(b int, down bool, mods int) {
 			v.lastActive = v.win.Time()
-			v.in.MouseButton(b, down, mods, v.io.WantCaptureMouse(), &v.cam, v.snap, v.loop)
+			if down && !v.in.Busy() { // a press starts a gesture: one step of the undo history
+				v.mouse.id = v.gest.next()
+			}
+			snap := v.pairInput(down) // side by side: the run under the cursor
+			v.in.MouseButton(b, down, mods, v.io.WantCaptureMouse(), &v.cam, snap, v.mouse)
 		},
 		CursorPos: func(x, y float64) {
 			v.lastActive = v.win.Time()
-			v.in.CursorPos(x, y, v.io.WantCaptureMouse(), &v.cam, v.snap, v.loop)
+			x, snap := v.pairCursor(x) // side by side: in the view under the cursor
+			v.in.CursorPos(x, y, v.io.WantCaptureMouse(), &v.cam, snap, v.mouse)
 		},
 		Scroll: func(_, dy float64) {
 			v.lastActive = v.win.Time()
@@ -230,6 +250,7 @@ func newViewer(win *render.Window, loop *Loop, o Options) (*viewer, error) {
 }
 
 func (v *viewer) delete() {
+	v.deletePair()
 	if v.det != nil {
 		v.det.Close()
 	}
@@ -321,6 +342,7 @@ func (v *viewer) state() State {
 	}
 	st.DraggedObstacle = v.in.Obstacle
 	st.StepBusy = v.loop.Busy().Seconds()
+	v.pairState(&st) // side by side: both runs
 	return st
 }
 
@@ -335,6 +357,7 @@ func (v *viewer) frame(screenshot bool) error {
 	v.lastFrame = now
 
 	v.snap = v.loop.Snapshots().Acquire()
+	split := v.pairFrame(now) // side by side: v.snap is the right run's
 	if v.snap.Seq != v.lastSeq {
 		v.lastSeq, v.lastActive = v.snap.Seq, now
 	}
@@ -348,13 +371,13 @@ func (v *viewer) frame(screenshot bool) error {
 		v.ui.event(e)
 	}
 	v.in.HideObstacles = !v.ui.toggles.obstacles
-	v.in.Update(snap, v.loop)
+	v.pairUpdate()
 	if v.ui.toggles.strainColors != v.uploadedStrain {
 		v.uploadedSeq = 0 // the colour scalar changes: upload again
 	}
 	if snap.Seq != v.uploadedSeq {
 		v.uploadedStrain = v.ui.toggles.strainColors
-		if !v.detailShown() {
+		if !v.detailShown() && !split { // side by side uploads both runs as it draws them
 			m := snap.Drawn().mesh()
 			if v.uploadedStrain {
 				m = v.strain.mesh(&snap.Surface)
@@ -366,11 +389,15 @@ func (v *viewer) frame(screenshot bool) error {
 		v.uploadedSeq = snap.Seq
 		v.ui.observe(snap)
 	}
-	v.updateDetail(snap)
+	if !split {
+		v.updateDetail(snap)
+	}
 
 	ds, fs := v.win.DisplaySize(), v.win.FramebufferSize()
 	v.cam.Width, v.cam.Height = ds[0], ds[1]
-	if snap.Epoch != v.epoch {
+	if split {
+		v.pairCamera(ds)
+	} else if snap.Epoch != v.epoch {
 		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth(), false)
 		v.epoch = snap.Epoch
 		v.win.SetTitle("drape — " + snap.Scene)
@@ -380,6 +407,7 @@ func (v *viewer) frame(screenshot bool) error {
 		v.stopRecording("recording stopped: the window was resized")
 	}
 	v.ui.rec = v.rec.status()
+	v.ui.pairCtl = v.pairControl()
 	v.win.NewFrame(now)
 	imgui.NewFrame()
 	act := v.ui.panels(snap, v.fps, ds, v.in)
@@ -391,7 +419,9 @@ func (v *viewer) frame(screenshot bool) error {
 	}
 	gl.Viewport(0, 0, int32(fs[0]), int32(fs[1]))
 	drawBackground(v.cloth, v.ui.toggles.fabric)
-	if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
+	if v.split() { // not split: side by side may have gone on or off in act
+		v.drawPair(ds, fs)
+	} else if ds[0] > 0 && ds[1] > 0 && snap.Seq > 0 {
 		v.draw3D(snap)
 	}
 	windowRec := v.rec.active && v.rec.fb == nil
@@ -425,22 +455,29 @@ func (v *viewer) frame(screenshot bool) error {
 
 // draw3D draws the obstacles (unless hidden, O) and the cloth of snap.
 func (v *viewer) draw3D(snap *Snapshot) {
-	d := v.drawOptions(snap)
+	v.draw3DWith(v.cloth, &v.obs, snap, v.in.Hover, v.in.Dragged)
+}
+
+// draw3DWith draws snap with the renderers c (its cloth uploaded) and
+// obs, marking the vertices hover and dragged (−1: none); side by side
+// draws each run with its own (sidebyside_view.go).
+func (v *viewer) draw3DWith(c *render.ClothRenderer, obs *obstacleDrawer, snap *Snapshot, hover, dragged int32) {
+	d := v.drawOptionsFor(snap, hover, dragged)
 	if d.Fabric {
-		d.Shadow = v.contactShadow(snap)
+		d.Shadow = v.contactShadow(c, snap)
 	}
 	if v.ui.toggles.obstacles {
-		if err := v.obs.draw(snap, d); err != nil {
+		if err := obs.draw(snap, d); err != nil {
 			fmt.Fprintf(v.o.Stderr, "drape view: snapshot %d: obstacles: %v\n", snap.Seq, err)
 		}
 	}
-	v.cloth.Draw(d)
+	c.Draw(d)
 }
 
 // contactShadow returns the fabric look's contact shadow with the cloth
 // drawn now rendered into it, making it on first use; nil when it cannot
 // be made (reported once; the look then goes without).
-func (v *viewer) contactShadow(snap *Snapshot) *render.ContactShadow {
+func (v *viewer) contactShadow(c *render.ClothRenderer, snap *Snapshot) *render.ContactShadow {
 	if v.shadow == nil && v.shadowErr == nil {
 		if v.shadow, v.shadowErr = newContactShadow(); v.shadowErr != nil {
 			v.report(fmt.Errorf("fabric look without its contact shadow: %w", v.shadowErr))
@@ -449,12 +486,18 @@ func (v *viewer) contactShadow(snap *Snapshot) *render.ContactShadow {
 	if v.shadow == nil {
 		return nil
 	}
-	v.shadow.Update(v.cloth, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi))
+	v.shadow.Update(c, mgl32.Vec3(snap.Lo), mgl32.Vec3(snap.Hi))
 	return v.shadow
 }
 
 // drawOptions returns the render options for snap from the UI toggles.
 func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
+	return v.drawOptionsFor(snap, v.in.Hover, v.in.Dragged)
+}
+
+// drawOptionsFor is drawOptions with the hovered and dragged vertices of
+// snap's run (−1: none).
+func (v *viewer) drawOptionsFor(snap *Snapshot, hover, dragged int32) render.DrawOptions {
 	d := baseDrawOptions(&v.cam)
 	d.PinSize = v.pinSize
 	t := &v.ui.toggles
@@ -476,19 +519,19 @@ func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
 	for _, p := range snap.Pins {
 		st := render.PinIdle
 		switch p.Slot {
-		case v.in.Dragged:
+		case dragged:
 			st = render.PinDragged
-		case v.in.Hover:
+		case hover:
 			st = render.PinHovered
 		}
 		v.pins = append(v.pins, render.Pin{Pos: p.Pos, State: st})
 	}
-	for _, slot := range []int32{v.in.Dragged, v.in.Hover} {
+	for _, slot := range []int32{dragged, hover} {
 		if slot < 0 || int(slot) >= len(snap.DenseOf) || snap.DenseOf[slot] < 0 || findPin(snap, slot) >= 0 {
 			continue
 		}
 		st := render.PinHovered
-		if slot == v.in.Dragged {
+		if slot == dragged {
 			st = render.PinDragged
 		}
 		v.pins = append(v.pins, render.Pin{Pos: snap.Vertex(int(snap.DenseOf[slot])), State: st})
@@ -502,6 +545,11 @@ func (v *viewer) drawOptions(snap *Snapshot) render.DrawOptions {
 // fitView with the panels' widths); initial starts from the scene's
 // camera or the three-quarter view (startView).
 func (v *viewer) fitCamera(snap *Snapshot, initial bool) {
+	if v.split() && !initial {
+		lo, hi := v.pairBounds()
+		fitUnderLabels(&v.cam, lo, hi, false, labelsHeight*v.ui.scale)
+		return
+	}
 	if initial {
 		startView(&v.cam, snap, v.ui.leftWidth(), v.ui.rightWidth(), false)
 		return
@@ -564,6 +612,11 @@ func (v *viewer) key(k, mods int) {
 		}
 	case keyR:
 		v.act(uiAction{reset: true}, snap)
+	case keyZ, keyY: // Ctrl+Z undo; Ctrl+Shift+Z and Ctrl+Y redo (history.go)
+		if mods&modControl != 0 && !v.in.Busy() && !anyItemActive() {
+			redo := k == keyY || mods&modShift != 0
+			v.act(uiAction{undo: !redo, redo: redo}, snap)
+		}
 	case keyW:
 		t.wireframe = !t.wireframe
 	case keyG:
@@ -662,7 +715,11 @@ func (v *viewer) report(err error) {
 
 // act sends the commands for the UI's requests.
 func (v *viewer) act(a uiAction, snap *Snapshot) {
-	l := v.loop
+	var l commandSink = v.loop
+	if v.split() {
+		l = v.pair.p.sink(-1) // both runs (sidebyside.go)
+	}
+	v.pairAct(a.pair)
 	// While recording, the recorder steps the simulation: pause holds the
 	// recording and single steps are ignored.
 	switch {
@@ -675,7 +732,9 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 		l.Send(Command{Kind: CmdSetPaused, Paused: true})
 		l.Send(Command{Kind: CmdStep})
 	}
-	if a.record {
+	if a.record && v.split() {
+		v.report(errPairRecording)
+	} else if a.record {
 		v.toggleRecording()
 	}
 	if a.screenshot {
@@ -684,26 +743,33 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 	if a.reset {
 		l.Send(Command{Kind: CmdReset})
 	}
+	if a.undo {
+		l.Send(Command{Kind: CmdUndo})
+	}
+	if a.redo {
+		l.Send(Command{Kind: CmdRedo})
+	}
+	ed := gestureSink{l, v.editGesture(a)} // the edits of one held control are one step of the undo history
 	if a.params != nil {
-		l.Send(Command{Kind: CmdSetParams, Params: *a.params})
+		ed.Send(Command{Kind: CmdSetParams, Params: *a.params})
 	}
 	if a.adapt != nil {
-		l.Send(Command{Kind: CmdSetAdapt, Adapt: *a.adapt})
+		ed.Send(Command{Kind: CmdSetAdapt, Adapt: *a.adapt})
 	}
 	if a.contact != nil {
-		l.Send(Command{Kind: CmdSetContact, Contact: *a.contact})
+		ed.Send(Command{Kind: CmdSetContact, Contact: *a.contact})
 	}
 	if a.springs != nil {
-		l.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: *a.springs})
+		ed.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: *a.springs})
 	}
 	if a.strain != nil {
-		l.Send(Command{Kind: CmdSetBlock, Key: "strain", Block: *a.strain})
+		ed.Send(Command{Kind: CmdSetBlock, Key: "strain", Block: *a.strain})
 	}
 	if a.speed != nil {
 		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})
 	}
 	if a.scene != "" {
-		l.Send(Command{Kind: CmdLoadScene, Scene: a.scene})
+		ed.Send(Command{Kind: CmdLoadScene, Scene: a.scene})
 	}
 	if a.save {
 		path := v.ui.saveFile

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"drape/assets"
+	"drape/sim/adapt"
 	"drape/sim/cloth"
 	"drape/sim/geom"
 	"drape/sim/scene"
@@ -31,7 +31,7 @@ type BenchOptions struct {
 	JSON    string  // result file, "" for none
 	Plot    string  // PNG directory, "" for none
 	// Perturb, when not 0, seeds a nudge of every live vertex of both runs'
-	// starting meshes (perturbStart) to sample how far the figures of a
+	// starting meshes (cloth.Sim.Perturb) to sample how far the figures of a
 	// chaotic run move with its start.
 	Perturb int64
 	// Starts, when above 1, runs the bench that many times (BenchStarts),
@@ -125,16 +125,12 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 	dt := scene.Params.Dt
 	res := BenchResult{Scene: scene.Name, Seconds: float64(steps) * dt, GMax: scene.Adapt.GMax, Perturb: o.Perturb}
 
-	full, err := scene.Build()
+	fullScene, err := FullResolution(scene, scene.Adapt.GMax)
 	if err != nil {
 		return res, err
 	}
-	off := *scene.Adapt
-	off.Enabled = false
-	if err := full.SetAdaptParams(off); err != nil {
-		return res, err
-	}
-	if err := full.RefineUniform(scene.Adapt.GMax); err != nil {
+	full, err := fullScene.Build()
+	if err != nil {
 		return res, err
 	}
 	adaptive, err := scene.Build()
@@ -142,8 +138,12 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 		return res, err
 	}
 	if o.Perturb != 0 {
-		perturbStart(full.Mesh, o.Perturb)
-		perturbStart(adaptive.Mesh, o.Perturb)
+		if err := full.Perturb(o.Perturb, perturbSize); err != nil {
+			return res, err
+		}
+		if err := adaptive.Perturb(o.Perturb, perturbSize); err != nil {
+			return res, err
+		}
 	}
 	lo, hi := restBounds(full.Mesh)
 	res.Diagonal = hi.Sub(lo).Norm()
@@ -156,8 +156,7 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 	// of a speedup would be measured at different speeds.
 	fr, ar := &benchSide{s: full, now: o.Now}, &benchSide{s: adaptive, now: o.Now}
 	var snaps [][]geom.Vec3 // full-resolution positions at this block's sample steps
-	var sumSq, worst float64
-	var count int
+	var dist SurfaceDistance
 	for first := 1; first <= steps; first += benchBlock {
 		last := min(first+benchBlock-1, steps)
 		snaps = snaps[:0]
@@ -172,13 +171,7 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 				continue
 			}
 			if k < len(snaps) { // the full run reached step i
-				g := geom.NewSurfaceGrid(adaptive.Mesh)
-				for _, p := range snaps[k] {
-					d := g.Distance(p)
-					sumSq += d * d
-					worst = math.Max(worst, d)
-					count++
-				}
+				dist.Add(geom.NewSurfaceGrid(adaptive.Mesh), snaps[k])
 				res.Samples++
 			}
 			k++
@@ -192,10 +185,7 @@ func Bench(o BenchOptions, stdout io.Writer) (BenchResult, error) {
 	}
 	res.Full, res.Adaptive = fr.result(), ar.result()
 	res.Timeline = timeline(fr, ar, dt, benchWindow)
-	if count > 0 && res.Diagonal > 0 {
-		res.ErrorRMSRel = math.Sqrt(sumSq/float64(count)) / res.Diagonal
-		res.ErrorMaxRel = worst / res.Diagonal
-	}
+	res.ErrorRMSRel, res.ErrorMaxRel = dist.Relative(res.Diagonal)
 	if res.Adaptive.MsPerStepMean > 0 {
 		res.Speedup = res.Full.MsPerStepMean / res.Adaptive.MsPerStepMean
 	}
@@ -467,24 +457,14 @@ func movingMean(x []float64, k int) []float64 {
 	return out
 }
 
-// perturbSize is the standard deviation of perturbStart's nudge, m: far
-// below anything the cloth resolves (h is 3 mm).
+// perturbSize is the standard deviation of the nudge --perturb gives both
+// runs' starts (cloth.Sim.Perturb), m: far below anything the cloth
+// resolves (h is 3 mm). Self-colliding, folding cloth is chaotic: over
+// five starts (four of them nudged) the adaptive sphere scene's mean
+// triangle count over 3 s ranged from 2391 to 2740 (docs/notes/contact.md),
+// so a change that alters the trajectory at all is compared over several
+// seeds.
 const perturbSize = 1e-7
-
-// perturbStart nudges every live vertex of m by a normal deviate of
-// perturbSize along each axis, drawn from seed. Self-colliding, folding
-// cloth is chaotic: over five starts (four of them nudged) the adaptive
-// sphere scene's mean triangle count over 3 s ranged from 2391 to 2740
-// (docs/notes/contact.md), so a change that alters the trajectory at all is
-// compared over several seeds.
-func perturbStart(m *geom.Mesh, seed int64) {
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x64726170))
-	for i := range m.Pos {
-		if m.VertAlive[i] {
-			m.Pos[i] = m.Pos[i].Add(geom.Vec3{X: rng.NormFloat64(), Y: rng.NormFloat64(), Z: rng.NormFloat64()}.Scale(perturbSize))
-		}
-	}
-}
 
 // adaptiveRuns checks that sc can be run adaptive and uniformly refined to
 // its g_max (an "adapt" section with an even g_max, as RefineUniform
@@ -494,7 +474,7 @@ func adaptiveRuns(sc *scene.Scene, seconds, sample float64, hint string) (steps,
 	if sc.Adapt == nil {
 		return 0, 0, fmt.Errorf("scene %s has no \"adapt\" section: nothing to compare (try %s)", sc.Name, hint)
 	}
-	if sc.Adapt.GMax%2 != 0 {
+	if !adapt.UniformGeneration(sc.Adapt.GMax) {
 		return 0, 0, fmt.Errorf("scene %s: adapt.g_max must be even for a uniformly refined mesh, got %d", sc.Name, sc.Adapt.GMax)
 	}
 	if seconds == 0 {

@@ -227,13 +227,9 @@ type compareRef struct {
 // same step: the RMS distance of f's vertices to s's surface ÷ diag and
 // |ΣR_s − ΣR_f| ÷ weight.
 func (r *CompareRun) compare(s *cloth.Sim, f compareRef, diag, weight float64) {
-	g := geom.NewSurfaceGrid(s.Mesh)
-	var sq float64
-	for _, p := range f.pos {
-		d := g.Distance(p)
-		sq += d * d
-	}
-	shape := math.Sqrt(sq/float64(max(1, len(f.pos)))) / diag
+	var dist SurfaceDistance
+	dist.Add(geom.NewSurfaceGrid(s.Mesh), f.pos)
+	shape, _ := dist.Relative(diag)
 	force := totalPinForce(s).Sub(f.force).Norm() / weight
 	r.sampleT = append(r.sampleT, s.Time)
 	r.shape = append(r.shape, shape)

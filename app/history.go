@@ -1,0 +1,552 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"drape/sim/cloth"
+	"drape/sim/contact"
+	"drape/sim/geom"
+	"drape/sim/param"
+	"drape/sim/scene"
+	"drape/sim/springs"
+	"drape/sim/strainlimit"
+)
+
+// Undo and redo of what a person changes in the viewer (issue 44): the
+// parameter blocks (material, solver, adaptivity, contact, strain
+// limits, the spring cloth's), pins added, removed or moved, obstacles
+// moved and scenes loaded. The simulation itself is not rewound: what is
+// undone is the person's change, applied to the simulation as it is now.
+//
+// The history lives on the Loop's goroutine, where the commands are
+// applied: there the value before a change is known exactly (the block in
+// force, a pin's goal, an obstacle's asked-for offset, the scene as
+// edited), and an edit the simulation rejects never becomes a step. Each
+// step (an entry) holds the changes of one gesture with their values
+// before and after. The viewer stamps its commands with a gesture id
+// (Command.Gesture): the edits made while one control is held (a slider
+// dragged, a value typed after Ctrl + click) and the moves of one mouse
+// drag share it, and the Loop merges them into one entry, keeping the
+// first before and the last after; an entry that ends where it began is
+// dropped. A new entry clears the redo stack.
+//
+// A rebuild (Reset, a scene load, undoing or redoing a load) starts a new
+// simulation whose pins and obstacles come from the scene: the pin and
+// obstacle changes of the old one leave both stacks then (Reset already
+// put them back), while parameter edits and loads stay, so Ctrl+Z after a
+// Reset undoes the last setting edited. Undoing a load rebuilds the
+// previous scene as it was edited when the load came (Loop.SavedScene:
+// its parameters, pin edits and obstacle offsets), from its start.
+// Reset itself is not a step: it edits no setting. Save scene writes the
+// values in force and leaves the history as it is.
+
+// historyCap is the most steps the history keeps; older ones are
+// forgotten.
+const historyCap = 100
+
+// changeKind says what a change changed.
+type changeKind int
+
+const (
+	changeBlock    changeKind = iota // a parameter block's whole value (Model.Block)
+	changePin                        // a vertex pinned, unpinned or its pin moved
+	changeObstacle                   // an obstacle's user offset asked for
+	changeScene                      // a scene loaded
+)
+
+// pinState is whether a vertex is pinned, where, and the pin edit Save
+// scene keeps for it.
+type pinState struct {
+	on       bool
+	target   geom.Vec3 // m: the goal of a pin without a path, the path's target now of one with
+	scripted bool
+	edit     *scene.PinSpec // Loop.pinEdits' entry for the vertex; nil for none
+}
+
+// sceneState is a scene to build and what it was loaded from
+// (Loop.source).
+type sceneState struct {
+	sc     *scene.Scene
+	source string
+}
+
+// change is one value the person changed, with the value before and
+// after.
+type change struct {
+	kind  changeKind
+	key   string      // changeBlock: the block's scene key; changeObstacle: the obstacle's name
+	index int32       // changePin: the vertex; changeObstacle: the obstacle's index in the scene
+	at    *[2]float64 // changePin: the vertex's material coordinates, nil where the model has none
+	// before and after are the block's value type (changeBlock), a
+	// pinState (changePin), the user offset, m, as a geom.Vec3
+	// (changeObstacle), or a sceneState (changeScene).
+	before, after any
+}
+
+// same reports whether c and d change the same thing (a later change of
+// a gesture replaces the after of an earlier one).
+func (c *change) same(d *change) bool {
+	return c.kind == d.kind && c.kind != changeScene && c.key == d.key && c.index == d.index
+}
+
+// noop reports whether c changes nothing.
+func (c *change) noop() bool {
+	return c.kind != changeScene && reflect.DeepEqual(c.before, c.after)
+}
+
+// label names c for the Undo and Redo buttons' tooltips.
+func (c *change) label() string {
+	switch c.kind {
+	case changeBlock:
+		return "set " + strings.Join(blockFields(c.before, c.after), ", ")
+	case changePin:
+		b, a := c.before.(pinState), c.after.(pinState)
+		switch {
+		case !b.on:
+			return fmt.Sprintf("pin vertex %d", c.index)
+		case !a.on:
+			return fmt.Sprintf("unpin vertex %d", c.index)
+		}
+		return fmt.Sprintf("move the pin of vertex %d", c.index)
+	case changeObstacle:
+		return "move " + c.key
+	case changeScene:
+		if s, ok := c.after.(sceneState); ok {
+			return "load scene " + s.sc.Name
+		}
+	}
+	return "change"
+}
+
+// entry is one step of the history: the changes of one gesture, in the
+// order made.
+type entry struct {
+	gesture uint64 // Command.Gesture of its commands; 0 once undone, so that nothing merges into it again
+	changes []change
+	label   string
+}
+
+// describe returns the entry's label: its changes' labels, the fields of
+// several block changes (a fabric preset sets two blocks) as one list.
+func (e *entry) describe() string {
+	var fields, others []string
+	for i := range e.changes {
+		c := &e.changes[i]
+		if c.kind == changeBlock {
+			fields = append(fields, blockFields(c.before, c.after)...)
+		} else {
+			others = append(others, c.label())
+		}
+	}
+	if len(fields) > 0 {
+		others = append(others, "set "+listFields(fields))
+	}
+	return strings.Join(others, "; ")
+}
+
+// listFields shortens a long list of field names: the first two and how
+// many more.
+func listFields(f []string) string {
+	if len(f) > 3 {
+		return fmt.Sprintf("%s, %s and %d more", f[0], f[1], len(f)-2)
+	}
+	return strings.Join(f, ", ")
+}
+
+// history is the undo and redo stacks. It is owned by the Loop's
+// goroutine.
+type history struct {
+	undo, redo []entry
+}
+
+// HistoryInfo is what the viewer shows of the history: how many steps can
+// be undone and redone, and what the next undo and redo change back.
+type HistoryInfo struct {
+	Undo      int    `json:"undo"`       // steps that can be undone
+	Redo      int    `json:"redo"`       // steps that can be redone
+	UndoLabel string `json:"undo_label"` // the step Undo undoes, "" when none
+	RedoLabel string `json:"redo_label"` // the step Redo redoes, "" when none
+}
+
+// info returns the history's HistoryInfo.
+func (h *history) info() HistoryInfo {
+	i := HistoryInfo{Undo: len(h.undo), Redo: len(h.redo)}
+	if n := len(h.undo); n > 0 {
+		i.UndoLabel = h.undo[n-1].label
+	}
+	if n := len(h.redo); n > 0 {
+		i.RedoLabel = h.redo[n-1].label
+	}
+	return i
+}
+
+// record adds change c of gesture g: into the last entry when it has the
+// same gesture (g ≠ 0), replacing the after of the same thing's change
+// there or adding c, and dropping the entry when it then changes
+// nothing; otherwise as a new entry (none when c changes nothing), which
+// clears the redo stack. A scene load is always an entry of its own.
+func (h *history) record(g uint64, c change) {
+	if n := len(h.undo); g != 0 && n > 0 && h.undo[n-1].gesture == g && c.kind != changeScene && h.undo[n-1].changes[0].kind != changeScene {
+		e := &h.undo[n-1]
+		if i := slices.IndexFunc(e.changes, func(d change) bool { return d.same(&c) }); i >= 0 {
+			e.changes[i].after = c.after
+		} else {
+			e.changes = append(e.changes, c)
+		}
+		if !slices.ContainsFunc(e.changes, func(c change) bool { return !c.noop() }) {
+			h.undo = h.undo[:n-1]
+			return
+		}
+		e.label = e.describe()
+		return
+	}
+	if c.noop() {
+		return
+	}
+	e := entry{gesture: g, changes: []change{c}}
+	e.label = e.describe()
+	h.undo = append(h.undo, e)
+	h.redo = nil
+	if n := len(h.undo); n > historyCap {
+		h.undo = slices.Delete(h.undo, 0, n-historyCap)
+	}
+}
+
+// moveLast moves the last entry of from to the end of to and returns it;
+// false when from is empty.
+func moveLast(from, to *[]entry) (entry, bool) {
+	n := len(*from)
+	if n == 0 {
+		return entry{}, false
+	}
+	e := (*from)[n-1]
+	e.gesture = 0
+	*from = (*from)[:n-1]
+	*to = append(*to, e)
+	return e, true
+}
+
+// dropSimulation removes the pin and obstacle changes from both stacks,
+// and the entries left empty: a rebuilt simulation has the scene's pins
+// and obstacles.
+func (h *history) dropSimulation() {
+	for _, s := range []*[]entry{&h.undo, &h.redo} {
+		kept := (*s)[:0]
+		for _, e := range *s {
+			var cs []change
+			for _, c := range e.changes {
+				if c.kind == changeBlock || c.kind == changeScene {
+					cs = append(cs, c)
+				}
+			}
+			if len(cs) == 0 {
+				continue
+			}
+			if len(cs) < len(e.changes) {
+				e.changes = cs
+				e.label = e.describe()
+			}
+			kept = append(kept, e)
+		}
+		clear((*s)[len(kept):])
+		*s = kept
+	}
+}
+
+// blockFields returns the labels of the fields in which parameter block
+// values a and b differ (param.Table's Label, or Key); a nil a counts as
+// the zero value. Block types without a table give their type's name.
+func blockFields(a, b any) []string {
+	switch b := b.(type) {
+	case cloth.Params:
+		return tableFields(cloth.ParamTable, a, b)
+	case cloth.AdaptParams:
+		return tableFields(cloth.AdaptTable, a, b)
+	case contact.Params:
+		return tableFields(contact.Table, a, b)
+	case strainlimit.Params:
+		return tableFields(strainlimit.Table, a, b)
+	case springs.Params:
+		return tableFields(springs.ParamTable, a, b)
+	}
+	return []string{fmt.Sprintf("%T", b)}
+}
+
+// tableFields returns the labels of the fields of t in which a (a T, or
+// nil for the zero value) and b differ.
+func tableFields[T any](t param.Table[T], a any, b T) []string {
+	av, _ := a.(T)
+	var out []string
+	for i := range t {
+		f := &t[i]
+		differ := false
+		switch {
+		case f.Vec != nil:
+			differ = *f.Vec(&av) != *f.Vec(&b)
+		default:
+			differ = f.Value(&av) != f.Value(&b)
+		}
+		if differ {
+			n := f.Label
+			if n == "" {
+				n = f.Key
+			}
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "settings")
+	}
+	return out
+}
+
+// gestures hands out gesture ids (Command.Gesture), 1, 2, …: the viewer
+// takes one per mouse press and one per control the person holds.
+type gestures struct{ last uint64 }
+
+func (g *gestures) next() uint64 {
+	g.last++
+	return g.last
+}
+
+// gestureSink stamps the commands of one mouse gesture with its id on
+// their way to sink.
+type gestureSink struct {
+	sink commandSink
+	id   uint64
+}
+
+func (s gestureSink) Send(c Command) {
+	c.Gesture = s.id
+	s.sink.Send(c)
+}
+
+// The Loop's side: recording the changes it applies (simloop.go's apply
+// calls these) and applying undo and redo.
+
+// setBlock applies value v to parameter block key (Model.SetBlock) and
+// records the change under gesture g.
+func (l *Loop) setBlock(key string, v any, g uint64) error {
+	before := l.s.Block(key)
+	if before == nil && key == "adapt" {
+		// A scene without adaptivity: its Block is nil, which no
+		// SetBlock takes back. Undo switches adaptivity off with the
+		// settings the panel shows (shownAdapt), which adapt the same:
+		// not at all.
+		before = shownAdapt(cloth.AdaptParams{})
+	}
+	if err := l.s.SetBlock(key, v); err != nil {
+		return err
+	}
+	l.hist.record(g, change{kind: changeBlock, key: key, before: before, after: l.s.Block(key)})
+	return nil
+}
+
+// materialPoint returns the material coordinates of vertex v, which name
+// it across remeshing (scene.PinEdit); nil where the model has none or v
+// is not a vertex.
+func (l *Loop) materialPoint(v int32) *[2]float64 {
+	if e, ok := l.s.PinEdit(v, geom.Vec3{}, true); ok {
+		return e.At
+	}
+	return nil
+}
+
+// pinNow returns vertex v's pin state now.
+func (l *Loop) pinNow(v int32) pinState {
+	var p pinState
+	for _, q := range l.s.Pins() {
+		if q.Vertex == v {
+			p = pinState{on: true, target: q.Target, scripted: q.Scripted}
+			break
+		}
+	}
+	if at := l.materialPoint(v); at != nil {
+		if i := slices.IndexFunc(l.pinEdits, func(e scene.PinSpec) bool { return *e.At == *at }); i >= 0 {
+			e := l.pinEdits[i]
+			p.edit = &e
+		}
+	}
+	return p
+}
+
+// pinChanged records the change of vertex v's pin from before to now
+// under gesture g.
+func (l *Loop) pinChanged(v int32, before pinState, g uint64) {
+	l.hist.record(g, change{kind: changePin, index: v, at: l.materialPoint(v), before: before, after: l.pinNow(v)})
+}
+
+// obstacleGoal returns the user offset last asked for obstacle i since
+// the rebuild (zero: where the scene put it).
+func (l *Loop) obstacleGoal(i int) geom.Vec3 {
+	if i >= 0 && i < len(l.obsGoals) {
+		return l.obsGoals[i]
+	}
+	return geom.Vec3{}
+}
+
+// setObstacleGoal notes offset as the one asked for obstacle i.
+func (l *Loop) setObstacleGoal(i int, offset geom.Vec3) {
+	for len(l.obsGoals) <= i {
+		l.obsGoals = append(l.obsGoals, geom.Vec3{})
+	}
+	l.obsGoals[i] = offset
+}
+
+// obstacleMoved records obstacle i moved from offset before to the
+// offset just asked for under gesture g.
+func (l *Loop) obstacleMoved(i int, before, after geom.Vec3, g uint64) {
+	l.setObstacleGoal(i, after)
+	name := fmt.Sprintf("obstacle %d", i+1)
+	if i < len(l.scene.Obstacles) {
+		if o := l.scene.Obstacles[i]; o.Name != "" {
+			name = o.Name
+		} else if o.Kind != "" {
+			name = "the " + o.Kind
+		}
+	}
+	l.hist.record(g, change{kind: changeObstacle, key: name, index: int32(i), before: before, after: after})
+}
+
+// sceneNow returns the running scene as edited (Loop.SavedScene, with
+// the scene's own camera) and its source: what undoing a load builds
+// again.
+func (l *Loop) sceneNow() sceneState {
+	return sceneState{l.SavedScene(l.scene.Camera), l.source}
+}
+
+// sceneLoaded records the load of the running scene, which replaced
+// before (sceneNow before the load) under gesture g.
+func (l *Loop) sceneLoaded(before sceneState, g uint64) {
+	l.hist.record(g, change{kind: changeScene, before: before, after: sceneState{l.scene.Clone(), l.source}})
+}
+
+// rebuilt drops the old simulation's pin and obstacle changes from the
+// history (see dropSimulation); rebuild calls it.
+func (l *Loop) rebuilt() {
+	l.hist.dropSimulation()
+	l.obsGoals = l.obsGoals[:0]
+}
+
+// undo undoes the last step, its changes in reverse order, and says so
+// (an Event).
+func (l *Loop) undo() {
+	e, ok := moveLast(&l.hist.undo, &l.hist.redo)
+	if !ok {
+		l.emit(Event{Info: "nothing to undo"})
+		return
+	}
+	var errs []error
+	for i := len(e.changes) - 1; i >= 0; i-- {
+		c := &e.changes[i]
+		errs = append(errs, l.applyChange(c, c.before))
+	}
+	l.announce("undid", e.label, errs)
+}
+
+// redo redoes the step undone last, its changes in order.
+func (l *Loop) redo() {
+	e, ok := moveLast(&l.hist.redo, &l.hist.undo)
+	if !ok {
+		l.emit(Event{Info: "nothing to redo"})
+		return
+	}
+	var errs []error
+	for i := range e.changes {
+		c := &e.changes[i]
+		errs = append(errs, l.applyChange(c, c.after))
+	}
+	l.announce("redid", e.label, errs)
+}
+
+// announce reports an undo or redo: what it did, or why it did not all.
+func (l *Loop) announce(verb, label string, errs []error) {
+	if err := errors.Join(errs...); err != nil {
+		l.emit(Event{Err: fmt.Errorf("%s %s only in part: %w", verb, label, err)})
+		return
+	}
+	l.emit(Event{Info: verb + " " + label})
+}
+
+// vertexPositioner is a model whose pins move as hands (the FEM cloth):
+// a pin put back on a vertex that has moved away is first set where the
+// vertex is and then moved, at cloth.HandSpeed, instead of jumping there
+// in one step and tearing the cloth.
+type vertexPositioner interface {
+	VertexPos(v int32) (geom.Vec3, bool)
+}
+
+// applyChange sets what c changed to v (c's before or after).
+func (l *Loop) applyChange(c *change, v any) error {
+	switch c.kind {
+	case changeBlock:
+		if err := l.s.SetBlock(c.key, v); err != nil {
+			return err
+		}
+		l.editErr = ""
+		l.pace.reset()
+	case changePin:
+		p := v.(pinState)
+		if c.at != nil {
+			if at := l.materialPoint(c.index); at == nil || *at != *c.at {
+				return fmt.Errorf("vertex %d is gone", c.index)
+			}
+		}
+		if !p.on {
+			l.s.Unpin(c.index)
+		} else {
+			if vp, ok := l.s.(vertexPositioner); ok && !l.pinNow(c.index).on {
+				if x, ok := vp.VertexPos(c.index); ok {
+					if err := l.s.Pin(c.index, x); err != nil {
+						return err
+					}
+				}
+			}
+			if err := l.s.Pin(c.index, p.target); err != nil {
+				return err
+			}
+		}
+		if c.at != nil {
+			l.pinEdits = slices.DeleteFunc(l.pinEdits, func(e scene.PinSpec) bool { return *e.At == *c.at })
+			if p.edit != nil {
+				l.pinEdits = append(l.pinEdits, *p.edit)
+			}
+		}
+	case changeObstacle:
+		off := v.(geom.Vec3)
+		if !l.dragObstacle(int(c.index), off) {
+			return fmt.Errorf("%s did not move", c.key)
+		}
+		l.setObstacleGoal(int(c.index), off)
+	case changeScene:
+		s := v.(sceneState)
+		if err := l.rebuild(s.sc.Clone(), false); err != nil {
+			return err
+		}
+		l.source = s.source
+	}
+	return nil
+}
+
+// edits reports whether a changes a parameter block or loads a scene:
+// what the undo history records.
+func (a *uiAction) edits() bool {
+	return a.params != nil || a.adapt != nil || a.contact != nil || a.springs != nil || a.strain != nil || a.scene != ""
+}
+
+// editGesture returns the gesture id of a's edits: the held control's,
+// or a new one when none is held yet (uiState.releaseGesture); 0 when a
+// edits nothing.
+func (v *viewer) editGesture(a uiAction) uint64 {
+	if !a.edits() {
+		return 0
+	}
+	if v.ui.gesture == 0 {
+		v.ui.gesture = v.gest.next()
+	}
+	return v.ui.gesture
+}

@@ -1,0 +1,341 @@
+package app
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"drape/assets"
+	"drape/sim/cloth"
+	"drape/sim/geom"
+)
+
+// TestHistoryRecord drives the history's stacks with block changes of
+// plain numbers: merging by gesture, dropping a gesture that ends where it
+// began, clearing the redo stack on a new step, loads that never merge,
+// the cap, and what a rebuild drops.
+func TestHistoryRecord(t *testing.T) {
+	blk := func(key string, a, b int) change { return change{kind: changeBlock, key: key, before: a, after: b} }
+	pin := func(v int32, a, b bool) change {
+		return change{kind: changePin, index: v, before: pinState{on: a}, after: pinState{on: b}}
+	}
+	load := func() change { return change{kind: changeScene} }
+	type op struct {
+		do string // "rec", "undo", "redo", "drop"
+		g  uint64
+		c  change
+	}
+	for _, tc := range []struct {
+		name       string
+		ops        []op
+		undo, redo []string // the entries left, oldest first, as key:before→after of their changes
+	}{
+		{"one gesture is one step", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"rec", 1, blk("params", 1, 2)}, {"rec", 1, blk("params", 2, 3)},
+		}, []string{"params:0→3"}, nil},
+		{"gestures apart are steps apart", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, blk("params", 1, 2)},
+		}, []string{"params:0→1", "params:1→2"}, nil},
+		{"gesture 0 never merges", []op{
+			{"rec", 0, blk("params", 0, 1)}, {"rec", 0, blk("params", 1, 2)},
+		}, []string{"params:0→1", "params:1→2"}, nil},
+		{"one gesture, two blocks", []op{
+			{"rec", 4, blk("params", 0, 1)}, {"rec", 4, blk("strain", 5, 6)}, {"rec", 4, blk("params", 1, 2)},
+		}, []string{"params:0→2 strain:5→6"}, nil},
+		{"a gesture back where it began is no step", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, blk("params", 1, 2)}, {"rec", 2, blk("params", 2, 1)},
+		}, []string{"params:0→1"}, nil},
+		{"a change of nothing is no step", []op{
+			{"rec", 1, blk("params", 3, 3)},
+		}, nil, nil},
+		{"undo and redo move steps", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, blk("adapt", 0, 1)}, {"undo", 0, change{}},
+		}, []string{"params:0→1"}, []string{"adapt:0→1"}},
+		{"redo puts back", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"undo", 0, change{}}, {"redo", 0, change{}},
+		}, []string{"params:0→1"}, nil},
+		{"a new step clears redo", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"undo", 0, change{}}, {"rec", 2, blk("params", 0, 5)},
+		}, []string{"params:0→5"}, nil},
+		{"nothing merges into a redone step", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"undo", 0, change{}}, {"redo", 0, change{}}, {"rec", 1, blk("params", 1, 2)},
+		}, []string{"params:0→1", "params:1→2"}, nil},
+		{"undo of nothing", []op{{"undo", 0, change{}}, {"redo", 0, change{}}}, nil, nil},
+		{"loads never merge", []op{
+			{"rec", 1, load()}, {"rec", 1, load()}, {"rec", 1, blk("params", 0, 1)},
+		}, []string{"scene", "scene", "params:0→1"}, nil},
+		{"a rebuild drops pins, keeps settings and loads", []op{
+			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, pin(7, false, true)}, {"rec", 3, load()},
+			{"rec", 4, pin(8, true, false)}, {"rec", 5, pin(9, false, true)}, {"undo", 0, change{}}, {"drop", 0, change{}},
+		}, []string{"params:0→1", "scene"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h history
+			for _, o := range tc.ops {
+				switch o.do {
+				case "rec":
+					h.record(o.g, o.c)
+				case "undo":
+					moveLast(&h.undo, &h.redo)
+				case "redo":
+					moveLast(&h.redo, &h.undo)
+				case "drop":
+					h.dropSimulation()
+				}
+			}
+			if got := entryStrings(h.undo); !reflect.DeepEqual(got, tc.undo) {
+				t.Errorf("undo stack: got=%v, want=%v", got, tc.undo)
+			}
+			if got := entryStrings(h.redo); !reflect.DeepEqual(got, tc.redo) {
+				t.Errorf("redo stack: got=%v, want=%v", got, tc.redo)
+			}
+			if i := h.info(); i.Undo != len(tc.undo) || i.Redo != len(tc.redo) || (i.Undo > 0) != (i.UndoLabel != "") {
+				t.Errorf("info: got=%+v, want %d and %d steps with labels", i, len(tc.undo), len(tc.redo))
+			}
+		})
+	}
+}
+
+// entryStrings describes the entries' changes for TestHistoryRecord.
+func entryStrings(es []entry) []string {
+	var out []string
+	for _, e := range es {
+		var parts []string
+		for _, c := range e.changes {
+			switch c.kind {
+			case changeScene:
+				parts = append(parts, "scene")
+			case changePin:
+				parts = append(parts, "pin")
+			default:
+				parts = append(parts, fmt.Sprintf("%s:%v→%v", c.key, c.before, c.after))
+			}
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	return out
+}
+
+// TestHistoryCap: the history keeps the newest historyCap steps.
+func TestHistoryCap(t *testing.T) {
+	var h history
+	for i := 0; i < historyCap+10; i++ {
+		h.record(uint64(i+1), change{kind: changeBlock, key: "params", before: i, after: i + 1})
+	}
+	if len(h.undo) != historyCap || h.undo[0].changes[0].before != 10 || h.undo[historyCap-1].changes[0].after != historyCap+10 {
+		t.Errorf("got %d steps from %v, want %d, the newest", len(h.undo), h.undo[0].changes[0].before, historyCap)
+	}
+}
+
+// TestHistoryLabel: the buttons' tooltips name the fields edited.
+func TestHistoryLabel(t *testing.T) {
+	p := cloth.DefaultParams()
+	q := p
+	q.Density = 0.3
+	r := q
+	r.Bending, r.YoungX, r.Dt = 1e-4, 2000, 0.01
+	for _, tc := range []struct {
+		c    change
+		want string
+	}{
+		{change{kind: changeBlock, key: "params", before: p, after: q}, "set ρ density"},
+		{change{kind: changeBlock, key: "params", before: p, after: r}, "set E_x weft, ρ density and 2 more"},
+		{change{kind: changePin, index: 4, before: pinState{}, after: pinState{on: true}}, "pin vertex 4"},
+		{change{kind: changePin, index: 4, before: pinState{on: true}, after: pinState{}}, "unpin vertex 4"},
+		{change{kind: changePin, index: 4, before: pinState{on: true}, after: pinState{on: true, target: geom.Vec3{X: 1}}}, "move the pin of vertex 4"},
+		{change{kind: changeObstacle, key: "ball", before: geom.Vec3{}, after: geom.Vec3{X: 1}}, "move ball"},
+	} {
+		e := entry{changes: []change{tc.c}}
+		if got := e.describe(); got != tc.want {
+			t.Errorf("label: got=%q, want=%q", got, tc.want)
+		}
+	}
+}
+
+// applyAll applies cs on the Loop's goroutine's behalf (the loop is not
+// running) and returns the events they sent.
+func applyAll(l *Loop, cs ...Command) []Event {
+	for _, c := range cs {
+		l.apply(c)
+	}
+	return l.Events()
+}
+
+// pinOf returns the model's pin of vertex v.
+func pinOf(l *Loop, v int32) (ModelPin, bool) {
+	for _, p := range l.s.Pins() {
+		if p.Vertex == v {
+			return p, true
+		}
+	}
+	return ModelPin{}, false
+}
+
+// TestHistoryLoop drives the Loop's history with the commands the viewer
+// sends, on a paused hanging sheet: a slider's gesture, pins removed,
+// added and moved, a reset and a scene load, each undone and redone to the
+// exact values (and saved scene) before and after.
+func TestHistoryLoop(t *testing.T) {
+	l := newTestLoop(t, "hanging", true)
+	params := func() cloth.Params { return l.s.Block("params").(cloth.Params) }
+	p0 := params()
+	saved0 := l.SavedScene(nil)
+
+	// A slider dragged: three edits of one gesture, one step.
+	var ps []Command
+	for _, d := range []float64{0.2, 0.3, 0.45} {
+		p := p0
+		p.Density = d
+		ps = append(ps, Command{Kind: CmdSetParams, Params: p, Gesture: 1})
+	}
+	applyAll(l, ps...)
+	if i := l.hist.info(); i.Undo != 1 || i.UndoLabel != "set ρ density" {
+		t.Fatalf("after a slider's gesture: history %+v, want one step setting the density", i)
+	}
+	// A rejected edit is no step.
+	bad := params()
+	bad.PoissXY = 1.5
+	applyAll(l, Command{Kind: CmdSetParams, Params: bad, Gesture: 2})
+	if l.hist.info().Undo != 1 {
+		t.Errorf("a rejected edit became a step: %+v", l.hist.info())
+	}
+	ev := applyAll(l, Command{Kind: CmdUndo})
+	if got := params(); got != p0 {
+		t.Errorf("undo: density got=%v, want=%v", got.Density, p0.Density)
+	}
+	if len(ev) != 1 || ev[0].Info != "undid set ρ density" {
+		t.Errorf("undo events: got=%v, want one saying what it undid", ev)
+	}
+	applyAll(l, Command{Kind: CmdRedo})
+	if got := params().Density; got != 0.45 {
+		t.Errorf("redo: density got=%v, want=0.45", got)
+	}
+
+	// Pins: unpin a corner, pin a free vertex, drag a pin; undo all three
+	// in turn and redo them.
+	pins := l.s.Pins()
+	corner, other := pins[0], pins[1]
+	savedPinned := l.SavedScene(nil)
+	applyAll(l, Command{Kind: CmdUnpin, Vertex: corner.Vertex, Gesture: 3})
+	x, _ := l.s.(vertexPositioner).VertexPos(100)
+	applyAll(l, Command{Kind: CmdPin, Vertex: 100, Target: x, Gesture: 4})
+	goal := other.Target
+	for k := 1; k <= 5; k++ {
+		goal = goal.Add(geom.Vec3{X: 0.02, Y: -0.01})
+		applyAll(l, Command{Kind: CmdMovePin, Vertex: other.Vertex, Target: goal, Gesture: 5})
+	}
+	moved, _ := pinOf(l, other.Vertex)
+	savedEdited := l.SavedScene(nil)
+	if i := l.hist.info(); i.Undo != 4 || i.UndoLabel != fmt.Sprintf("move the pin of vertex %d", other.Vertex) {
+		t.Fatalf("after the pin edits: history %+v, want 4 steps, the last moving vertex %d's pin", i, other.Vertex)
+	}
+	applyAll(l, Command{Kind: CmdUndo})
+	if p, _ := pinOf(l, other.Vertex); p.Target != other.Target {
+		t.Errorf("undo of the pin's drag: target got=%v, want=%v", p.Target, other.Target)
+	}
+	applyAll(l, Command{Kind: CmdUndo})
+	if _, ok := pinOf(l, 100); ok {
+		t.Errorf("undo of pinning vertex 100: still pinned")
+	}
+	applyAll(l, Command{Kind: CmdUndo})
+	if p, ok := pinOf(l, corner.Vertex); !ok || p.Target != corner.Target {
+		t.Errorf("undo of the unpin: got %+v (pinned %v), want the pin at %v", p, ok, corner.Target)
+	}
+	if got := l.SavedScene(nil); !reflect.DeepEqual(got, savedPinned) {
+		t.Errorf("saved scene after undoing the pin edits:\n got=%+v\nwant=%+v", got.Pins, savedPinned.Pins)
+	}
+	applyAll(l, Command{Kind: CmdRedo}, Command{Kind: CmdRedo}, Command{Kind: CmdRedo})
+	if p, _ := pinOf(l, other.Vertex); p.Target != moved.Target {
+		t.Errorf("redo of the pin's drag: target got=%v, want=%v", p.Target, moved.Target)
+	}
+	if p, ok := pinOf(l, 100); !ok || p.Target != x {
+		t.Errorf("redo of pinning vertex 100: got %+v (pinned %v), want at %v", p, ok, x)
+	}
+	if _, ok := pinOf(l, corner.Vertex); ok {
+		t.Errorf("redo of the unpin: still pinned")
+	}
+	if got := l.SavedScene(nil); !reflect.DeepEqual(got, savedEdited) {
+		t.Errorf("saved scene after redoing the pin edits:\n got=%+v\nwant=%+v", got.Pins, savedEdited.Pins)
+	}
+
+	// Reset: the pin steps leave, the density's stays and undoes.
+	applyAll(l, Command{Kind: CmdReset})
+	if i := l.hist.info(); i.Undo != 1 || i.Redo != 0 {
+		t.Errorf("after reset: history %+v, want only the density's step", i)
+	}
+	applyAll(l, Command{Kind: CmdUndo})
+	if got := params(); got != p0 {
+		t.Errorf("undo after reset: density got=%v, want=%v", got.Density, p0.Density)
+	}
+	applyAll(l, Command{Kind: CmdRedo})
+
+	// A load: undo brings back hanging as edited (its density and the
+	// pin vertex 100 had before the reset is gone with the reset).
+	applyAll(l, Command{Kind: CmdUnpin, Vertex: corner.Vertex, Gesture: 6})
+	before := l.SavedScene(l.scene.Camera)
+	applyAll(l, Command{Kind: CmdLoadScene, Scene: "ground", Gesture: 7})
+	if l.scene.Name != "ground" || l.hist.info().UndoLabel != "load scene ground" {
+		t.Fatalf("load: scene %q, history %+v", l.scene.Name, l.hist.info())
+	}
+	ground := params()
+	applyAll(l, Command{Kind: CmdUndo})
+	if l.scene.Name != "hanging" || l.source != "hanging" || params().Density != 0.45 || len(l.s.Pins()) != 1 {
+		t.Errorf("undo of the load: scene %q from %q, density %v, pins %d, want hanging as edited: 0.45 and one pin",
+			l.scene.Name, l.source, params().Density, len(l.s.Pins()))
+	}
+	if got := l.SavedScene(l.scene.Camera); !reflect.DeepEqual(got, before) {
+		t.Errorf("undo of the load: the scene differs from hanging as edited:\n got=%+v\nwant=%+v", got, before)
+	}
+	if i := l.hist.info(); i.Undo != 1 || i.Redo != 1 {
+		t.Errorf("after undoing the load: history %+v, want the density's step and the load to redo", i)
+	}
+	applyAll(l, Command{Kind: CmdRedo})
+	if l.scene.Name != "ground" || l.source != "ground" || params() != ground {
+		t.Errorf("redo of the load: scene %q from %q, want ground with its own parameters", l.scene.Name, l.source)
+	}
+	applyAll(l, Command{Kind: CmdUndo}, Command{Kind: CmdUndo})
+	if got := l.SavedScene(nil); got.Params != saved0.Params {
+		t.Errorf("all undone: params %+v, want %+v", got.Params, saved0.Params)
+	}
+}
+
+// TestHistoryObstacle: a drag of the ball (one gesture of several moves)
+// is one step, undone to the offset it had and redone to the last one
+// asked for.
+func TestHistoryObstacle(t *testing.T) {
+	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: filepath.Join("testdata", "sphere-push.json"), Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	offset := func() geom.Vec3 { return l.s.(*femModel).sim.Obstacles()[0].Offset() }
+	var goal geom.Vec3
+	for k := 1; k <= 4; k++ {
+		goal = geom.Vec3{Z: 0.05 * float64(k)}
+		applyAll(l, Command{Kind: CmdMoveObstacle, Obstacle: 0, Target: goal, Gesture: 9})
+	}
+	if i := l.hist.info(); i.Undo != 1 || i.UndoLabel != "move ball" || offset() != goal {
+		t.Fatalf("after the drag: history %+v, offset %v, want one step moving the ball to %v", i, offset(), goal)
+	}
+	applyAll(l, Command{Kind: CmdUndo})
+	if got := offset(); got != (geom.Vec3{}) {
+		t.Errorf("undo: offset got=%v, want 0", got)
+	}
+	applyAll(l, Command{Kind: CmdRedo})
+	if got := offset(); got != goal {
+		t.Errorf("redo: offset got=%v, want=%v", got, goal)
+	}
+	// Undone, then dragged anew: the new step starts where the undo put
+	// the ball.
+	applyAll(l, Command{Kind: CmdUndo}, Command{Kind: CmdMoveObstacle, Obstacle: 0, Target: geom.Vec3{X: 0.1}, Gesture: 11}, Command{Kind: CmdUndo})
+	if got := offset(); got != (geom.Vec3{}) {
+		t.Errorf("undo of a drag after an undo: offset got=%v, want 0", got)
+	}
+	applyAll(l, Command{Kind: CmdRedo})
+	// A move of an obstacle the scene does not have fails: no step.
+	applyAll(l, Command{Kind: CmdMoveObstacle, Obstacle: 5, Target: goal, Gesture: 10})
+	if i := l.hist.info(); i.Undo != 1 {
+		t.Errorf("a failed move became a step: %+v", i)
+	}
+}
