@@ -16,6 +16,7 @@ type pcg struct {
 	pinv    []geom.Mat3 // block-Jacobi preconditioner: inverse diagonal blocks
 	dot     parallel.Partials
 	bad     [parallel.Chunks]bool // a chunk of rows failed checkPattern
+	run     pcgRun                // the solve in progress (begin)
 }
 
 // Row filters of the modified PCG (Baraff & Witkin 1998 §5.3): each row
@@ -102,32 +103,8 @@ func (p *pcg) resize(n int) {
 func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []geom.Vec3, tol float64, maxIter int) (int, float64) {
 	n := a.n
 	p.resize(n)
-	r, c, q, s, as, pinv := p.r, p.c, p.q, p.s, p.as, p.pinv
-
-	coupled := a.coupling.active()
-	parallel.ForChunks(n, func(k, lo, hi int) {
-		p.bad[k] = !a.checkPattern(lo, hi)
-		var d0, d0s float64
-		for i := lo; i < hi; i++ {
-			switch kind[i] {
-			case rowFixed:
-				dv[i] = z[i]
-				pinv[i] = geom.Mat3{}
-				continue
-			case rowNormal:
-				n := nrm[i]
-				dv[i] = filter(rowNormal, n, dv[i]).Add(n.Scale(n.Dot(z[i])))
-			}
-			pinv[i] = inverse3(&a.val[a.diag[i]])
-			bi := filter(kind[i], nrm[i], b[i])
-			if x := bi.Dot(pinv[i].MulVec(bi)); coupled && a.coupling.hasRow(i) {
-				d0s += x
-			} else {
-				d0 += x
-			}
-		}
-		p.dot[k][0], p.dot[k][1] = d0, d0s
-	})
+	u := p.begin(a, b, dv, z, kind, nrm)
+	parallel.ForChunks(n, u.fnSetup)
 	for _, bad := range p.bad {
 		if bad {
 			panic("sim: block system pattern is inconsistent")
@@ -141,40 +118,11 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 	if !(delta0 > 0) {
 		// Nothing to solve for the free vertices, or a NaN that the caller
 		// detects from the state.
-		parallel.ForChunks(n, func(_, lo, hi int) {
-			for i := lo; i < hi; i++ {
-				if kind[i] != rowFixed {
-					dv[i] = dv[i].Sub(filter(kind[i], nrm[i], dv[i])) // keep the prescribed part
-				}
-			}
-		})
+		parallel.ForChunks(n, u.fnPrescribed)
 		return 0, 0
 	}
-	a.mulVec(q, dv)
-	parallel.ForChunks(n, func(k, lo, hi int) {
-		var d, ds float64
-		for i := lo; i < hi; i++ {
-			k := kind[i]
-			if k == rowFixed {
-				r[i], s[i], c[i], q[i] = geom.Vec3{}, vec3f32{}, geom.Vec3{}, geom.Vec3{}
-				if coupled && a.coupling.hasRow(i) {
-					a.coupling.setParts(i, geom.Vec3{}) // s_i stays 0: its parts hold for the whole solve
-				}
-				continue
-			}
-			ri := filter(k, nrm[i], b[i].Sub(q[i])) // q = A·dv here
-			r[i] = ri
-			c[i], q[i] = geom.Vec3{}, geom.Vec3{}
-			x := precondition(&s[i], &pinv[i], ri)
-			if coupled && a.coupling.hasRow(i) {
-				ds = addRow(ds, x, k == rowNormal, &s[i], nrm[i], ri)
-				a.coupling.setParts(i, geom.Vec3{X: float64(s[i][0]), Y: float64(s[i][1]), Z: float64(s[i][2])})
-			} else {
-				d = addRow(d, x, k == rowNormal, &s[i], nrm[i], ri)
-			}
-		}
-		p.dot[k][0], p.dot[k][1] = d, ds
-	})
+	a.mulVec(p.q, dv)
+	parallel.ForChunks(n, u.fnResidual)
 	deltaM, deltaS := p.dot.Sum(), p.dot.SumAt(1)
 	deltaNew := deltaM + deltaS
 	// Each part to its own tolerance (see the doc comment); a part with
@@ -187,86 +135,191 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 		refS = delta0
 	}
 	tolM, tolS := tol*tol*refM, tol*tol*refS
-	converged := func() bool { return deltaM <= tolM && deltaS <= tolS }
-	// The textbook iteration updates the direction c = s + β·c and then
-	// multiplies q = A·c, three passes over the vectors. Since
-	// A·c_new = A·s + β·A·c_old, the product is taken of s instead and
-	// q = A·s + β·q, c = s + β·c are formed row by row in the same pass:
-	// two passes per iteration, same iterates up to round-off.
-	// The loop's two passes are made once here, so the iterations allocate
-	// nothing; they read alpha and beta as the loop sets them.
-	var alpha, beta float64
-	passA := func(k, lo, hi int) {
-		a.blockRows32(s, as, lo, hi)
-		// Rows lo..hi-1 resliced to one length, so the loop runs free of
-		// bounds checks.
-		fx, as, q, c, s := kind[lo:hi], as[lo:hi], q[lo:hi], c[lo:hi], s[lo:hi]
-		as, q, c, s = as[:len(fx)], q[:len(fx)], c[:len(fx)], s[:len(fx)]
-		var d float64
-		for i := range fx {
-			if fx[i] == rowFixed {
-				continue // c, q, s stay zero: the filter S_i = 0
-			}
-			ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
-			if coupled && a.coupling.hasRow(lo+i) { // the repulsion springs' coupling (repulsion.go)
-				e := a.coupling.rowFromParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
-				ai[0] += float32(e.X)
-				ai[1] += float32(e.Y)
-				ai[2] += float32(e.Z)
-			}
-			if fx[i] == rowNormal { // q = S·(A·s) + β·q
-				n := nrm[lo+i]
-				f := filter(rowNormal, n, geom.Vec3{float64(ai[0]), float64(ai[1]), float64(ai[2])})
-				ai[0], ai[1], ai[2] = float32(f.X), float32(f.Y), float32(f.Z)
-			}
-			qn := geom.Vec3{float64(ai[0]) + beta*qi.X, float64(ai[1]) + beta*qi.Y, float64(ai[2]) + beta*qi.Z}
-			cn := geom.Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
-			*qi, *ci = qn, cn
-			d += cn.Dot(qn)
-		}
-		p.dot[k][0] = d
-	}
-	passB := func(k, lo, hi int) {
-		fx, dv, r, c, q, s, pinv := kind[lo:hi], dv[lo:hi], r[lo:hi], c[lo:hi], q[lo:hi], s[lo:hi], pinv[lo:hi]
-		dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
-		var d, ds float64
-		for i := range fx {
-			if fx[i] == rowFixed {
-				continue
-			}
-			dv[i] = dv[i].Add(c[i].Scale(alpha))
-			ri := r[i].Sub(q[i].Scale(alpha))
-			r[i] = ri
-			m, si := &pinv[i], &s[i]
-			sx := float32(m[0]*ri.X + m[1]*ri.Y + m[2]*ri.Z)
-			sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
-			sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
-			si[0], si[1], si[2] = sx, sy, sz
-			x := ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
-			if coupled && a.coupling.hasRow(lo+i) {
-				ds = addRow(ds, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
-				a.coupling.setParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
-			} else {
-				d = addRow(d, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
-			}
-		}
-		p.dot[k][0], p.dot[k][1] = d, ds
-	}
 	it := 0
-	for ; it < maxIter && !converged(); it++ {
-		parallel.ForChunks(n, passA)
+	for ; it < maxIter && !(deltaM <= tolM && deltaS <= tolS); it++ { // a NaN δ iterates on, and cq stops it
+		parallel.ForChunks(n, u.fnDirection)
 		cq := p.dot.Sum()
 		if !(cq > 0) {
 			break // A is not positive definite on c (or NaN): stop, caller checks the state
 		}
-		alpha = deltaNew / cq
-		parallel.ForChunks(n, passB)
+		u.alpha = deltaNew / cq
+		parallel.ForChunks(n, u.fnUpdate)
 		deltaOld := deltaNew
 		deltaM, deltaS = p.dot.Sum(), p.dot.SumAt(1)
 		deltaNew = deltaM + deltaS
-		beta = deltaNew / deltaOld
+		u.beta = deltaNew / deltaOld
 	}
 	return it, math.Sqrt(math.Max(math.Max(deltaM/refM, deltaS/refS), 0))
+}
+
+// pcgRun is one solve's inputs and step sizes, which its passes (setup,
+// prescribed, residual, direction, update) read. The passes are bound
+// once (begin), so that the iterations allocate nothing.
+type pcgRun struct {
+	p             *pcg
+	a             *blockSystem
+	b, dv, z, nrm []geom.Vec3
+	kind          []uint8
+	coupled       bool    // the repulsion springs' coupling is on (repulsion.go)
+	alpha, beta   float64 // the iteration's step and direction update
+	fnSetup       func(k, lo, hi int)
+	fnPrescribed  func(k, lo, hi int)
+	fnResidual    func(k, lo, hi int)
+	fnDirection   func(k, lo, hi int)
+	fnUpdate      func(k, lo, hi int)
+}
+
+// begin sets up p.run for a solve of A·dv = b (see solve) and returns it.
+func (p *pcg) begin(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []geom.Vec3) *pcgRun {
+	u := &p.run
+	if u.fnSetup == nil {
+		u.p = p
+		u.fnSetup, u.fnPrescribed, u.fnResidual = u.setup, u.prescribed, u.residual
+		u.fnDirection, u.fnUpdate = u.direction, u.update
+	}
+	u.a, u.b, u.dv, u.z, u.kind, u.nrm = a, b, dv, z, kind, nrm
+	u.coupled = a.coupling.active()
+	u.alpha, u.beta = 0, 0
+	return u
+}
+
+// setup is solve's first pass over rows [lo, hi): the pattern check, the
+// prescribed part of dv, the preconditioner's blocks and the two parts
+// of δ₀ = bᵀP⁻¹b (masses and springs, p.dot[k]).
+func (u *pcgRun) setup(k, lo, hi int) {
+	p, a, kind, nrm, dv, z, b, pinv := u.p, u.a, u.kind, u.nrm, u.dv, u.z, u.b, u.p.pinv
+	p.bad[k] = !a.checkPattern(lo, hi)
+	var d0, d0s float64
+	for i := lo; i < hi; i++ {
+		switch kind[i] {
+		case rowFixed:
+			dv[i] = z[i]
+			pinv[i] = geom.Mat3{}
+			continue
+		case rowNormal:
+			n := nrm[i]
+			dv[i] = filter(rowNormal, n, dv[i]).Add(n.Scale(n.Dot(z[i])))
+		}
+		pinv[i] = inverse3(&a.val[a.diag[i]])
+		bi := filter(kind[i], nrm[i], b[i])
+		if x := bi.Dot(pinv[i].MulVec(bi)); u.coupled && a.coupling.hasRow(i) {
+			d0s += x
+		} else {
+			d0 += x
+		}
+	}
+	p.dot[k][0], p.dot[k][1] = d0, d0s
+}
+
+// prescribed keeps only the prescribed part of dv on rows [lo, hi):
+// the solve's answer when there is nothing to solve for.
+func (u *pcgRun) prescribed(_, lo, hi int) {
+	kind, nrm, dv := u.kind, u.nrm, u.dv
+	for i := lo; i < hi; i++ {
+		if kind[i] != rowFixed {
+			dv[i] = dv[i].Sub(filter(kind[i], nrm[i], dv[i])) // keep the prescribed part
+		}
+	}
+}
+
+// residual starts the iteration on rows [lo, hi), with q = A·dv: the
+// filtered residual r = S·(b − A·dv), s = P⁻¹r, c = q = 0, and the two
+// parts of δ = rᵀs (p.dot[k]).
+func (u *pcgRun) residual(k, lo, hi int) {
+	p, a, kind, nrm, b := u.p, u.a, u.kind, u.nrm, u.b
+	r, c, q, s, pinv := p.r, p.c, p.q, p.s, p.pinv
+	coupled := u.coupled
+	var d, ds float64
+	for i := lo; i < hi; i++ {
+		k := kind[i]
+		if k == rowFixed {
+			r[i], s[i], c[i], q[i] = geom.Vec3{}, vec3f32{}, geom.Vec3{}, geom.Vec3{}
+			if coupled && a.coupling.hasRow(i) {
+				a.coupling.setParts(i, geom.Vec3{}) // s_i stays 0: its parts hold for the whole solve
+			}
+			continue
+		}
+		ri := filter(k, nrm[i], b[i].Sub(q[i])) // q = A·dv here
+		r[i] = ri
+		c[i], q[i] = geom.Vec3{}, geom.Vec3{}
+		x := precondition(&s[i], &pinv[i], ri)
+		if coupled && a.coupling.hasRow(i) {
+			ds = addRow(ds, x, k == rowNormal, &s[i], nrm[i], ri)
+			a.coupling.setParts(i, geom.Vec3{X: float64(s[i][0]), Y: float64(s[i][1]), Z: float64(s[i][2])})
+		} else {
+			d = addRow(d, x, k == rowNormal, &s[i], nrm[i], ri)
+		}
+	}
+	p.dot[k][0], p.dot[k][1] = d, ds
+}
+
+// direction is the iteration's first pass over rows [lo, hi). The
+// textbook iteration updates the direction c = s + β·c and then
+// multiplies q = A·c, three passes over the vectors. Since
+// A·c_new = A·s + β·A·c_old, the product is taken of s instead and
+// q = A·s + β·q, c = s + β·c are formed row by row in the same pass:
+// two passes per iteration (direction, update), same iterates up to
+// round-off. It leaves cᵀq in p.dot[k].
+func (u *pcgRun) direction(k, lo, hi int) {
+	p, a, nrm, beta, coupled := u.p, u.a, u.nrm, u.beta, u.coupled
+	a.blockRows32(p.s, p.as, lo, hi)
+	// Rows lo..hi-1 resliced to one length, so the loop runs free of
+	// bounds checks.
+	fx, as, q, c, s := u.kind[lo:hi], p.as[lo:hi], p.q[lo:hi], p.c[lo:hi], p.s[lo:hi]
+	as, q, c, s = as[:len(fx)], q[:len(fx)], c[:len(fx)], s[:len(fx)]
+	var d float64
+	for i := range fx {
+		if fx[i] == rowFixed {
+			continue // c, q, s stay zero: the filter S_i = 0
+		}
+		ai, qi, ci, si := &as[i], &q[i], &c[i], &s[i]
+		if coupled && a.coupling.hasRow(lo+i) { // the repulsion springs' coupling (repulsion.go)
+			e := a.coupling.rowFromParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
+			ai[0] += float32(e.X)
+			ai[1] += float32(e.Y)
+			ai[2] += float32(e.Z)
+		}
+		if fx[i] == rowNormal { // q = S·(A·s) + β·q
+			n := nrm[lo+i]
+			f := filter(rowNormal, n, geom.Vec3{float64(ai[0]), float64(ai[1]), float64(ai[2])})
+			ai[0], ai[1], ai[2] = float32(f.X), float32(f.Y), float32(f.Z)
+		}
+		qn := geom.Vec3{float64(ai[0]) + beta*qi.X, float64(ai[1]) + beta*qi.Y, float64(ai[2]) + beta*qi.Z}
+		cn := geom.Vec3{float64(si[0]) + beta*ci.X, float64(si[1]) + beta*ci.Y, float64(si[2]) + beta*ci.Z}
+		*qi, *ci = qn, cn
+		d += cn.Dot(qn)
+	}
+	p.dot[k][0] = d
+}
+
+// update is the iteration's second pass over rows [lo, hi): dv += α·c,
+// r −= α·q, s = P⁻¹r, and the two parts of the new δ = rᵀs (p.dot[k]).
+func (u *pcgRun) update(k, lo, hi int) {
+	p, a, nrm, alpha, coupled := u.p, u.a, u.nrm, u.alpha, u.coupled
+	fx, dv, r, c, q, s, pinv := u.kind[lo:hi], u.dv[lo:hi], p.r[lo:hi], p.c[lo:hi], p.q[lo:hi], p.s[lo:hi], p.pinv[lo:hi]
+	dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
+	var d, ds float64
+	for i := range fx {
+		if fx[i] == rowFixed {
+			continue
+		}
+		dv[i] = dv[i].Add(c[i].Scale(alpha))
+		ri := r[i].Sub(q[i].Scale(alpha))
+		r[i] = ri
+		m, si := &pinv[i], &s[i]
+		sx := float32(m[0]*ri.X + m[1]*ri.Y + m[2]*ri.Z)
+		sy := float32(m[3]*ri.X + m[4]*ri.Y + m[5]*ri.Z)
+		sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
+		si[0], si[1], si[2] = sx, sy, sz
+		x := ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
+		if coupled && a.coupling.hasRow(lo+i) {
+			ds = addRow(ds, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
+			a.coupling.setParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
+		} else {
+			d = addRow(d, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
+		}
+	}
+	p.dot[k][0], p.dot[k][1] = d, ds
 }
 
 // addRow adds row i's term x = r_iᵀs_i to the running sum d of one part

@@ -764,6 +764,15 @@ func (s *Sim) scatterRows() {
 // mScale = 1+Δt·α_M and vScale = Δt+α_K this is Bender & Deul's system.
 // With kScale = 1 and mScale = 0 the matrix is the stiffness K itself.
 func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
+	s.assembleElements(kScale, vScale, withRHS)
+	s.assembleRows(kScale, mScale, vScale, withRHS)
+}
+
+// assembleElements is assemble's first pass, over the faces: each
+// element's stiffness blocks (elemK), scaled by kScale, and with withRHS
+// its forces at y = x + vScale·v (elemF), with the stress stiffness's
+// velocity term and the face's air drag.
+func (s *Sim) assembleElements(kScale, vScale float64, withRHS bool) {
 	p := &s.params
 	m := s.Mesh
 	c := p.ElasticityTensor()
@@ -814,6 +823,16 @@ func (s *Sim) assemble(kScale, mScale, vScale float64, withRHS bool) {
 			copy(s.elemF[3*f:3*f+3], fe[:])
 		}
 	})
+}
+
+// assembleRows is assemble's second pass, over the rows of the block
+// system: each block summed from its elements' contributions plus the
+// bending Laplacian, the diagonal's mass, drag spring and repulsion
+// springs, the float32 copy the PCG products read, and with withRHS the
+// right-hand side.
+func (s *Sim) assembleRows(kScale, mScale, vScale float64, withRHS bool) {
+	p := &s.params
+	m := s.Mesh
 	sys := s.sys
 	kb := p.Bending
 	dt := p.Dt
