@@ -514,9 +514,14 @@ func (s *Sim) moveHands(dt float64) {
 func (s *Sim) carriedStretch(o *obstacle.Obstacle) float64 {
 	m := s.Mesh
 	s.nearObstacle = buf.Grow(s.nearObstacle, len(m.Pos))
+	lo, hi := o.Bounds(s.Time)
+	r := geom.Vec3{X: carryReach, Y: carryReach, Z: carryReach}
+	lo, hi = lo.Sub(r), hi.Add(r)
 	for v, p := range m.Pos {
 		s.nearObstacle[v] = false
-		if m.VertAlive[v] {
+		// The box test first: a mesh obstacle's distance query costs
+		// far more, and most of the cloth is nowhere near it.
+		if m.VertAlive[v] && p.X >= lo.X && p.Y >= lo.Y && p.Z >= lo.Z && p.X <= hi.X && p.Y <= hi.Y && p.Z <= hi.Z {
 			d, _ := o.SignedDistance(p, s.Time)
 			s.nearObstacle[v] = d < carryReach
 		}
