@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"drape/sim/adapt"
 	"drape/sim/geom"
 	"drape/sim/scene"
 )
@@ -21,7 +22,7 @@ func FullResolution(sc *scene.Scene, g int) (*scene.Scene, error) {
 	if sc.Adapt == nil {
 		return nil, fmt.Errorf("scene %s has no \"adapt\" section: it has no full-resolution run", sc.Name)
 	}
-	if g < 0 || g%2 != 0 {
+	if !adapt.UniformGeneration(g) {
 		return nil, fmt.Errorf("scene %s: a uniformly refined mesh needs an even generation, got %d", sc.Name, g)
 	}
 	full := sc.Clone()
