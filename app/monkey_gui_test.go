@@ -49,7 +49,7 @@ import (
 // timeout must be raised):
 //
 //	DRAPE_MONKEY_SECONDS=300 DRAPE_MONKEY_SCENES=hanging,tablecloth,sphere-adaptive,curtain-adaptive \
-//	  xvfb-run -a -s "-screen 0 1280x800x24" go test -count=1 -timeout 40m -run '^TestGUIMonkey$' -v ./app/
+//	  xvfb-run -a -s "-screen 0 1280x800x24 -noreset" go test -count=1 -timeout 40m -run '^TestGUIMonkey$' -v ./app/
 //
 // The actions are a function of the seed and of what the state shows
 // (which pins are on screen, whether the simulation is paused), and the

@@ -4,7 +4,7 @@
 # hero.png, with `drape record` in the fabric look (issue 40). Run it from
 # the repository root with a display (any X server: xvfb-run will do):
 #
-#	xvfb-run -a -s "-screen 0 1280x800x24" tools/gallery.sh [bin/drape]
+#	xvfb-run -a -s "-screen 0 1280x800x24 -noreset" tools/gallery.sh [bin/drape]
 #
 # It takes a few minutes (the full-resolution curtain and sphere are the
 # slow ones).
