@@ -11,6 +11,7 @@ import (
 	"drape/sim/contact"
 	"drape/sim/fem"
 	"drape/sim/geom"
+	"drape/sim/obstacle"
 	"drape/sim/parallel"
 	"drape/sim/param"
 )
@@ -173,7 +174,8 @@ type adaptState struct {
 	oldArea []float64
 
 	tangle  contact.TangleCheck
-	tangleV []int32 // vertex slots of the crossing faces
+	tangleV []int32     // vertex slots of the crossing faces
+	bodyPos []geom.Vec3 // scratch: a mesh obstacle's vertices (adaptCrossed)
 	undone  int
 
 	vertFace []int32  // scratch: a live face of each touched vertex
@@ -276,26 +278,17 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 	lim := ad.p.limits()
 	lim.MaxTris = max(1, lim.MaxTris-cascadeReserve(lim.GMax))
 	s.holdContacts()
-	guard := s.collides() && s.ct.p.SelfCollision
+	guard := s.collides() && (s.ct.p.SelfCollision || len(s.ct.obstacles) > 0)
 	var r, c int
 	for try := 0; ; try++ {
 		ad.a.ResetChanges()
 		r, c = ad.a.Adapt(ad.curv, lim)
-		if !guard || r+c == 0 {
+		if !guard || r+c == 0 || !s.adaptCrossed() {
 			break
 		}
-		bad := ad.tangle.Find(m.Pos, m.Tris, ad.a.Changes().Faces, 16)
-		if bad == nil {
-			break
-		}
-		// The adaptation cut through the cloth: undo it, and try again
-		// with the faces round the crossing held (see tangleTries).
-		ad.tangleV = ad.tangleV[:0]
-		for _, pr := range bad {
-			for _, f := range pr {
-				ad.tangleV = append(ad.tangleV, m.Tris[f][:]...)
-			}
-		}
+		// The adaptation cut through the cloth or a body: undo it, and
+		// try again with the faces round the crossing held (see
+		// tangleTries).
 		ad.old.CopyTo(m)
 		ad.a.ResetChanges()
 		ad.undone++
@@ -314,6 +307,41 @@ func (s *Sim) Adapt() (AdaptStats, error) {
 	}
 	ad.last = AdaptStats{Refined: r, Coarsened: c, HeldRemoved: ad.a.HeldRemoved(), Undone: ad.undone, Duration: time.Since(t0)}
 	return ad.last, nil
+}
+
+// adaptCrossed reports whether a face the adaptation made crosses the
+// cloth (with self-collision on) or a mesh obstacle, and lists the vertex
+// slots of the crossing cloth faces in ad.tangleV. Half-spaces and round
+// bodies are not checked: a face crosses a half-space only through a
+// corner below it, which pushOut lifts when it is new and the collision
+// pipeline keeps out otherwise, and a round body is handled from its
+// analytic surface, which a flip over it cuts by the sagitta l²/8R of an
+// edge of length l (0.2 mm for a 3 cm edge on the sphere scene's 0.5 m
+// ball, below the thickness the cloth keeps from it).
+func (s *Sim) adaptCrossed() bool {
+	ad := &s.ad
+	m := s.Mesh
+	faces := ad.a.Changes().Faces
+	ad.tangleV = ad.tangleV[:0]
+	if s.ct.p.SelfCollision {
+		for _, pr := range ad.tangle.Find(m.Pos, m.Tris, faces, 16) {
+			ad.tangleV = append(ad.tangleV, m.Tris[pr[0]][:]...)
+			ad.tangleV = append(ad.tangleV, m.Tris[pr[1]][:]...)
+		}
+	}
+	for _, o := range s.ct.obstacles {
+		if len(ad.tangleV) > 0 {
+			break
+		}
+		if _, _, _, round := o.Core(o.Pose(s.Time)); round || o.Kind == obstacle.Plane {
+			continue
+		}
+		ad.bodyPos = o.Vertices(s.Time, ad.bodyPos)
+		for _, pr := range ad.tangle.FindBody(m.Pos, m.Tris, faces, ad.bodyPos, o.Tris(), 16) {
+			ad.tangleV = append(ad.tangleV, m.Tris[pr[0]][:]...)
+		}
+	}
+	return len(ad.tangleV) > 0
 }
 
 // tangleTries is how many times Adapt tries an adaptation whose new faces

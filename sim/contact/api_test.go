@@ -264,3 +264,50 @@ func TestTangleCheckFind(t *testing.T) {
 		t.Errorf("flat sheet: %v", got)
 	}
 }
+
+// TestTangleCheckFindBody: FindBody reports for every face of a set that
+// crosses a body (a separate surface) its lowest-numbered crossing body
+// face, as the test's brute force finds them, and finds a crossing with
+// a body face far larger than the set (looked up only over the set's
+// box).
+func TestTangleCheckFindBody(t *testing.T) {
+	a := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
+	b := sheet(t, 0.5, 6, 0, 0, 0.1, geom.Vec3{})
+	for i := range b.X {
+		y := b.X[i].Y
+		b.X[i].Y, b.X[i].Z = 0.8*y, 0.1+0.6*y+0.013
+	}
+	tri := func(x []geom.Vec3, u [3]int32) [3]geom.Vec3 { return [3]geom.Vec3{x[u[0]], x[u[1]], x[u[2]]} }
+	var set []int32
+	want := map[int32]int32{}
+	for f := range a.Tris {
+		set = append(set, int32(f))
+		for g, u := range b.Tris {
+			if triTri(tri(a.X, a.Tris[f]), tri(b.X, u)) {
+				want[int32(f)] = int32(g)
+				break
+			}
+		}
+	}
+	if len(want) < 4 {
+		t.Fatalf("only %d faces cross the body: the test does not test", len(want))
+	}
+	var tc TangleCheck
+	got := tc.FindBody(a.X, a.Tris, set, b.X, b.Tris, len(a.Tris))
+	if len(got) != len(want) {
+		t.Errorf("FindBody gave %d pairs, brute force %d", len(got), len(want))
+	}
+	for _, pr := range got {
+		if g, ok := want[pr[0]]; !ok || g != pr[1] {
+			t.Errorf("pair %v: brute force gives %v (%v)", pr, g, ok)
+		}
+	}
+	// One body face 200 m across, standing through the sheet's middle.
+	big := []geom.Vec3{{X: -100, Y: 0.03, Z: -100}, {X: 100, Y: 0.03, Z: -100}, {X: 0, Y: 0.03, Z: 100}}
+	if got := tc.FindBody(a.X, a.Tris, set, big, [][3]int32{{0, 1, 2}}, len(a.Tris)); len(got) == 0 {
+		t.Error("a body face far larger than the sheet, through it: no pair")
+	}
+	if got := tc.FindBody(a.X, a.Tris, set, big, [][3]int32{{0, 2, 1}}, 2); len(got) != 2 {
+		t.Errorf("limit 2: %d pairs", len(got))
+	}
+}
