@@ -1,6 +1,7 @@
 package cloth
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -190,3 +191,106 @@ func TestKeepPairsAcross(t *testing.T) {
 		t.Errorf("pairs %v after an adaptation that made no vertex, want %v kept", s.ct.pairs, pairs[3])
 	}
 }
+
+// foldedSprings returns the repulsion springs of a sheet of n×n rows
+// folded onto itself along its middle row, as fold's sheet is: every row
+// of the lower half meets the faces and edges of the upper half around
+// its mirror image in vertex–face and edge–edge springs (weights summing
+// to 0, normals near the fold's), listed in the order of their first
+// row. For n = 31, 5104 springs with 20416 points, all rows; fold's
+// sheet at t = 4 s has 5571 springs with 16376 points on its 961 rows
+// (1475 springs with two rows, 2958 with three, 1138 with four).
+// Shuffling the springs' order made no difference to
+// BenchmarkPairCoupling.
+func foldedSprings(n int, rng *rand.Rand) *pairCoupling {
+	var pc pairCoupling
+	pc.reset()
+	pc.coef = 2500
+	at := func(i, j int) int32 { return int32(i*n + j) }
+	add := func(r [4]int32, w [4]float64) {
+		nrm := geom.Vec3{X: 0.2 * rng.NormFloat64(), Y: 1, Z: 0.2 * rng.NormFloat64()}.Unit()
+		pc.rows, pc.w, pc.n = append(pc.rows, r), append(pc.w, w), append(pc.n, nrm)
+	}
+	bary := func() (float64, float64) {
+		u, v := rng.Float64(), rng.Float64()
+		if u+v > 1 {
+			u, v = 1-u, 1-v
+		}
+		return u, v
+	}
+	for i := 0; i < n/2; i++ {
+		m := n - 1 - i // the mirror row, above
+		for j := 1; j+1 < n; j++ {
+			for _, d := range [][2]int{{0, 0}, {-1, 0}, {0, -1}} {
+				// A vertex below against a face above, and back.
+				if a, b := m+d[0], j+d[1]; a >= 1 {
+					u, v := bary()
+					add([4]int32{at(i, j), at(a, b), at(a, b+1), at(a-1, b)}, [4]float64{1, -(1 - u - v), -u, -v})
+				}
+				if a, b := i-d[0], j+d[1]; a+1 < n/2 {
+					u, v := bary()
+					add([4]int32{at(m, j), at(a, b), at(a, b+1), at(a+1, b)}, [4]float64{1, -(1 - u - v), -u, -v})
+				}
+			}
+			for _, d := range [][2]int{{0, 0}, {-1, 0}, {0, -1}} { // edge–edge, along and across
+				a, b := m+d[0], j+d[1]
+				if a < 1 {
+					continue
+				}
+				s, t := rng.Float64(), rng.Float64()
+				add([4]int32{at(i, j), at(i, j+1), at(a, b), at(a-1, b)}, [4]float64{1 - s, s, -(1 - t), -t})
+				s, t = rng.Float64(), rng.Float64()
+				add([4]int32{at(i, j), at(i+1, j), at(a, b), at(a, b+1)}, [4]float64{1 - s, s, -(1 - t), -t})
+			}
+		}
+	}
+	pc.finish(n * n)
+	return &pc
+}
+
+// BenchmarkPairCoupling measures the repulsion springs' share of one PCG
+// product on a folded sheet (foldedSprings), per spring point: the parts
+// (setParts on every row, in the update pass), the rows' sums
+// (rowFromParts on every row, in the direction pass), and both, on one
+// goroutine. In fold's last second these two make 39 % of the CPU
+// profile, seven times the sparse product blockRows32
+// (docs/notes/performance-history.md).
+func BenchmarkPairCoupling(b *testing.B) {
+	const n = 31
+	rng := rand.New(rand.NewPCG(3, 4))
+	pc := foldedSprings(n, rng)
+	x := make([]geom.Vec3, n*n)
+	for i := range x {
+		x[i] = geom.Vec3{X: rng.NormFloat64(), Y: rng.NormFloat64(), Z: rng.NormFloat64()}
+	}
+	parts := func() {
+		for i := range x {
+			if pc.hasRow(i) {
+				pc.setParts(i, x[i])
+			}
+		}
+	}
+	var sink geom.Vec3
+	rows := func() {
+		for i := range x {
+			if pc.hasRow(i) {
+				sink = sink.Add(pc.rowFromParts(i, x[i]))
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		fn   func()
+	}{{"parts", parts}, {"rows", rows}, {"product", func() { parts(); rows() }}} {
+		b.Run(fmt.Sprintf("rows=%d/springs=%d/%s", n*n, len(pc.rows), c.name), func(b *testing.B) {
+			b.ReportAllocs()
+			for k := 0; k < b.N; k++ {
+				c.fn()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(pc.ent)), "ns/point")
+		})
+	}
+	couplingSink = sink
+}
+
+var couplingSink geom.Vec3

@@ -56,6 +56,29 @@ func exactVolumeArea(s Spec) (vol, area float64) {
 	panic(s.Kind)
 }
 
+// checkClosedOutward fails t unless tris over pos is a closed,
+// consistently oriented 2-manifold of genus 0 (V − E + F = 2) with
+// positive volume (outward faces).
+func checkClosedOutward(t *testing.T, pos []geom.Vec3, tris [][3]int32) {
+	t.Helper()
+	m, err := geom.NewSurfaceMesh(pos, tris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckTopology(); err != nil {
+		t.Fatal(err)
+	}
+	if b := m.BoundaryEdges(); b != 0 {
+		t.Fatalf("boundary edges: got=%d, want=0", b)
+	}
+	if chi := len(pos) - 3*len(tris)/2 + len(tris); chi != 2 {
+		t.Errorf("Euler characteristic: got=%d, want=2", chi)
+	}
+	if vol, _ := volumeArea(pos, tris); !(vol > 0) {
+		t.Errorf("signed volume %v: faces point inwards", vol)
+	}
+}
+
 // TestTessellationClosedOutward checks that every primitive's surface is a
 // closed, consistently oriented 2-manifold of genus 0 (V − E + F = 2) with
 // positive volume (outward faces), vertex normals that agree with the
@@ -66,22 +89,7 @@ func TestTessellationClosedOutward(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			o := mustBuild(t, s)
 			pos, tris := o.LocalVertices(), o.Tris()
-			m, err := geom.NewSurfaceMesh(pos, tris)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.CheckTopology(); err != nil {
-				t.Fatal(err)
-			}
-			if b := m.BoundaryEdges(); b != 0 {
-				t.Fatalf("boundary edges: got=%d, want=0", b)
-			}
-			if chi := len(pos) - 3*len(tris)/2 + len(tris); chi != 2 {
-				t.Errorf("Euler characteristic: got=%d, want=2", chi)
-			}
-			if vol, _ := volumeArea(pos, tris); !(vol > 0) {
-				t.Errorf("signed volume %v: faces point inwards", vol)
-			}
+			checkClosedOutward(t, pos, tris)
 			nrm := o.Normals(0, nil)
 			worst := 0.0
 			for _, tr := range tris {
