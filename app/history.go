@@ -8,12 +8,8 @@ import (
 	"strings"
 
 	"drape/sim/cloth"
-	"drape/sim/contact"
 	"drape/sim/geom"
-	"drape/sim/param"
 	"drape/sim/scene"
-	"drape/sim/springs"
-	"drape/sim/strainlimit"
 )
 
 // Undo and redo of what a person changes in the viewer (issue 44): the
@@ -52,7 +48,7 @@ const historyCap = 100
 type changeKind int
 
 const (
-	changeBlock    changeKind = iota // a parameter block's whole value (Model.Block)
+	changeBlocks   changeKind = iota // parameter blocks set (the blocks of a CmdSetBlocks, whole values)
 	changePin                        // a vertex pinned, unpinned or its pin moved
 	changeObstacle                   // an obstacle's user offset asked for
 	changeScene                      // a scene loaded
@@ -78,19 +74,37 @@ type sceneState struct {
 // after.
 type change struct {
 	kind  changeKind
-	key   string      // changeBlock: the block's scene key; changeObstacle: the obstacle's name
+	name  string      // changeObstacle: the obstacle's name
 	index int32       // changePin: the vertex; changeObstacle: the obstacle's index in the scene
 	at    *[2]float64 // changePin: the vertex's material coordinates, nil where the model has none
-	// before and after are the block's value type (changeBlock), a
-	// pinState (changePin), the user offset, m, as a geom.Vec3
-	// (changeObstacle), or a sceneState (changeScene).
-	before, after any
+
+	before, after changeValue
+}
+
+// changeValue is a value a change sets: the field its kind names.
+type changeValue struct {
+	blocks Blocks     // changeBlocks: the blocks set (the same ones before and after)
+	pin    pinState   // changePin
+	offset geom.Vec3  // changeObstacle: the user offset, m
+	scene  sceneState // changeScene
 }
 
 // same reports whether c and d change the same thing (a later change of
-// a gesture replaces the after of an earlier one).
+// a gesture replaces the after of an earlier one; merge).
 func (c *change) same(d *change) bool {
-	return c.kind == d.kind && c.kind != changeScene && c.key == d.key && c.index == d.index
+	return c.kind == d.kind && c.kind != changeScene && c.name == d.name && c.index == d.index
+}
+
+// merge takes in d, a later change of the same thing in the same gesture:
+// the after becomes d's. Block changes may set different blocks: each
+// block keeps its first before and takes its last after.
+func (c *change) merge(d *change) {
+	if c.kind == changeBlocks {
+		c.before.blocks = d.before.blocks.With(c.before.blocks)
+		c.after.blocks = c.after.blocks.With(d.after.blocks)
+		return
+	}
+	c.after = d.after
 }
 
 // noop reports whether c changes nothing.
@@ -101,21 +115,20 @@ func (c *change) noop() bool {
 // label names c for the Undo and Redo buttons' tooltips.
 func (c *change) label() string {
 	switch c.kind {
-	case changeBlock:
-		return "set " + strings.Join(blockFields(c.before, c.after), ", ")
+	case changeBlocks:
+		return "set " + strings.Join(changedFields(c.before.blocks, c.after.blocks), ", ")
 	case changePin:
-		b, a := c.before.(pinState), c.after.(pinState)
 		switch {
-		case !b.on:
+		case !c.before.pin.on:
 			return fmt.Sprintf("pin vertex %d", c.index)
-		case !a.on:
+		case !c.after.pin.on:
 			return fmt.Sprintf("unpin vertex %d", c.index)
 		}
 		return fmt.Sprintf("move the pin of vertex %d", c.index)
 	case changeObstacle:
-		return "move " + c.key
+		return "move " + c.name
 	case changeScene:
-		if s, ok := c.after.(sceneState); ok {
+		if s := c.after.scene; s.sc != nil {
 			return "load scene " + s.sc.Name
 		}
 	}
@@ -131,13 +144,13 @@ type entry struct {
 }
 
 // describe returns the entry's label: its changes' labels, the fields of
-// several block changes (a fabric preset sets two blocks) as one list.
+// the blocks set (a fabric preset sets two blocks) as one list.
 func (e *entry) describe() string {
 	var fields, others []string
 	for i := range e.changes {
 		c := &e.changes[i]
-		if c.kind == changeBlock {
-			fields = append(fields, blockFields(c.before, c.after)...)
+		if c.kind == changeBlocks {
+			fields = append(fields, changedFields(c.before.blocks, c.after.blocks)...)
 		} else {
 			others = append(others, c.label())
 		}
@@ -193,7 +206,7 @@ func (h *history) record(g uint64, c change) {
 	if n := len(h.undo); g != 0 && n > 0 && h.undo[n-1].gesture == g && c.kind != changeScene && h.undo[n-1].changes[0].kind != changeScene {
 		e := &h.undo[n-1]
 		if i := slices.IndexFunc(e.changes, func(d change) bool { return d.same(&c) }); i >= 0 {
-			e.changes[i].after = c.after
+			e.changes[i].merge(&c)
 		} else {
 			e.changes = append(e.changes, c)
 		}
@@ -239,7 +252,7 @@ func (h *history) dropSimulation() {
 		for _, e := range *s {
 			var cs []change
 			for _, c := range e.changes {
-				if c.kind == changeBlock || c.kind == changeScene {
+				if c.kind == changeBlocks || c.kind == changeScene {
 					cs = append(cs, c)
 				}
 			}
@@ -255,53 +268,6 @@ func (h *history) dropSimulation() {
 		clear((*s)[len(kept):])
 		*s = kept
 	}
-}
-
-// blockFields returns the labels of the fields in which parameter block
-// values a and b differ (param.Table's Label, or Key); a nil a counts as
-// the zero value. Block types without a table give their type's name.
-func blockFields(a, b any) []string {
-	switch b := b.(type) {
-	case cloth.Params:
-		return tableFields(cloth.ParamTable, a, b)
-	case cloth.AdaptParams:
-		return tableFields(cloth.AdaptTable, a, b)
-	case contact.Params:
-		return tableFields(contact.Table, a, b)
-	case strainlimit.Params:
-		return tableFields(strainlimit.Table, a, b)
-	case springs.Params:
-		return tableFields(springs.ParamTable, a, b)
-	}
-	return []string{fmt.Sprintf("%T", b)}
-}
-
-// tableFields returns the labels of the fields of t in which a (a T, or
-// nil for the zero value) and b differ.
-func tableFields[T any](t param.Table[T], a any, b T) []string {
-	av, _ := a.(T)
-	var out []string
-	for i := range t {
-		f := &t[i]
-		differ := false
-		switch {
-		case f.Vec != nil:
-			differ = *f.Vec(&av) != *f.Vec(&b)
-		default:
-			differ = f.Value(&av) != f.Value(&b)
-		}
-		if differ {
-			n := f.Label
-			if n == "" {
-				n = f.Key
-			}
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, "settings")
-	}
-	return out
 }
 
 // gestures hands out gesture ids (Command.Gesture), 1, 2, …: the viewer
@@ -328,21 +294,22 @@ func (s gestureSink) Send(c Command) {
 // The Loop's side: recording the changes it applies (simloop.go's apply
 // calls these) and applying undo and redo.
 
-// setBlock applies value v to parameter block key (Model.SetBlock) and
-// records the change under gesture g.
-func (l *Loop) setBlock(key string, v any, g uint64) error {
-	before := l.s.Block(key)
-	if before == nil && key == "adapt" {
-		// A scene without adaptivity: its Block is nil, which no
-		// SetBlock takes back. Undo switches adaptivity off with the
-		// settings the panel shows (shownAdapt), which adapt the same:
-		// not at all.
-		before = shownAdapt(cloth.AdaptParams{})
+// setBlocks sets the blocks b holds (Model.SetBlocks) and records the
+// change of those blocks under gesture g.
+func (l *Loop) setBlocks(b Blocks, g uint64) error {
+	before := l.s.Blocks().Only(b.Held)
+	if b.Has(BlockAdapt) && !before.Has(BlockAdapt) {
+		// A scene without adaptivity: it holds no adaptivity settings,
+		// and no SetBlocks takes that back. Undo switches adaptivity off
+		// with the settings the panel shows (shownAdapt), which adapt
+		// the same: not at all.
+		before.take(BlockAdapt, &Blocks{Adapt: shownAdapt(cloth.AdaptParams{})})
 	}
-	if err := l.s.SetBlock(key, v); err != nil {
+	if err := l.s.SetBlocks(b); err != nil {
 		return err
 	}
-	l.hist.record(g, change{kind: changeBlock, key: key, before: before, after: l.s.Block(key)})
+	after := l.s.Blocks().Only(b.Held)
+	l.hist.record(g, change{kind: changeBlocks, before: changeValue{blocks: before}, after: changeValue{blocks: after}})
 	return nil
 }
 
@@ -377,7 +344,7 @@ func (l *Loop) pinNow(v int32) pinState {
 // pinChanged records the change of vertex v's pin from before to now
 // under gesture g.
 func (l *Loop) pinChanged(v int32, before pinState, g uint64) {
-	l.hist.record(g, change{kind: changePin, index: v, at: l.materialPoint(v), before: before, after: l.pinNow(v)})
+	l.hist.record(g, change{kind: changePin, index: v, at: l.materialPoint(v), before: changeValue{pin: before}, after: changeValue{pin: l.pinNow(v)}})
 }
 
 // obstacleGoal returns the user offset last asked for obstacle i since
@@ -409,7 +376,7 @@ func (l *Loop) obstacleMoved(i int, before, after geom.Vec3, g uint64) {
 			name = "the " + o.Kind
 		}
 	}
-	l.hist.record(g, change{kind: changeObstacle, key: name, index: int32(i), before: before, after: after})
+	l.hist.record(g, change{kind: changeObstacle, name: name, index: int32(i), before: changeValue{offset: before}, after: changeValue{offset: after}})
 }
 
 // sceneNow returns the running scene as edited (Loop.SavedScene, with
@@ -422,7 +389,7 @@ func (l *Loop) sceneNow() sceneState {
 // sceneLoaded records the load of the running scene, which replaced
 // before (sceneNow before the load) under gesture g.
 func (l *Loop) sceneLoaded(before sceneState, g uint64) {
-	l.hist.record(g, change{kind: changeScene, before: before, after: sceneState{l.scene.Clone(), l.source}})
+	l.hist.record(g, change{kind: changeScene, before: changeValue{scene: before}, after: changeValue{scene: sceneState{l.scene.Clone(), l.source}}})
 }
 
 // rebuilt drops the old simulation's pin and obstacle changes from the
@@ -481,16 +448,16 @@ type vertexPositioner interface {
 }
 
 // applyChange sets what c changed to v (c's before or after).
-func (l *Loop) applyChange(c *change, v any) error {
+func (l *Loop) applyChange(c *change, v changeValue) error {
 	switch c.kind {
-	case changeBlock:
-		if err := l.s.SetBlock(c.key, v); err != nil {
+	case changeBlocks:
+		if err := l.s.SetBlocks(v.blocks); err != nil {
 			return err
 		}
 		l.editErr = ""
 		l.pace.reset()
 	case changePin:
-		p := v.(pinState)
+		p := v.pin
 		if c.at != nil {
 			if at := l.materialPoint(c.index); at == nil || *at != *c.at {
 				return fmt.Errorf("vertex %d is gone", c.index)
@@ -517,13 +484,13 @@ func (l *Loop) applyChange(c *change, v any) error {
 			}
 		}
 	case changeObstacle:
-		off := v.(geom.Vec3)
+		off := v.offset
 		if !l.dragObstacle(int(c.index), off) {
-			return fmt.Errorf("%s did not move", c.key)
+			return fmt.Errorf("%s did not move", c.name)
 		}
 		l.setObstacleGoal(int(c.index), off)
 	case changeScene:
-		s := v.(sceneState)
+		s := v.scene
 		if err := l.rebuild(s.sc.Clone(), false); err != nil {
 			return err
 		}
@@ -535,7 +502,7 @@ func (l *Loop) applyChange(c *change, v any) error {
 // edits reports whether a changes a parameter block or loads a scene:
 // what the undo history records.
 func (a *uiAction) edits() bool {
-	return a.params != nil || a.adapt != nil || a.contact != nil || a.springs != nil || a.strain != nil || a.scene != ""
+	return a.blocks.Held != 0 || a.scene != ""
 }
 
 // editGesture returns the gesture id of a's edits: the held control's,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"drape/assets"
 	"drape/sim/cloth"
 	"drape/sim/geom"
+	"drape/sim/strainlimit"
 )
 
 // TestHistoryRecord drives the history's stacks with block changes of
@@ -17,9 +19,11 @@ import (
 // began, clearing the redo stack on a new step, loads that never merge,
 // the cap, and what a rebuild drops.
 func TestHistoryRecord(t *testing.T) {
-	blk := func(key string, a, b int) change { return change{kind: changeBlock, key: key, before: a, after: b} }
+	blk := func(k Block, a, b float64) change {
+		return change{kind: changeBlocks, before: changeValue{blocks: valued(k, a)}, after: changeValue{blocks: valued(k, b)}}
+	}
 	pin := func(v int32, a, b bool) change {
-		return change{kind: changePin, index: v, before: pinState{on: a}, after: pinState{on: b}}
+		return change{kind: changePin, index: v, before: changeValue{pin: pinState{on: a}}, after: changeValue{pin: pinState{on: b}}}
 	}
 	load := func() change { return change{kind: changeScene} }
 	type op struct {
@@ -33,41 +37,41 @@ func TestHistoryRecord(t *testing.T) {
 		undo, redo []string // the entries left, oldest first, as key:before→after of their changes
 	}{
 		{"one gesture is one step", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"rec", 1, blk("params", 1, 2)}, {"rec", 1, blk("params", 2, 3)},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"rec", 1, blk(BlockParams, 1, 2)}, {"rec", 1, blk(BlockParams, 2, 3)},
 		}, []string{"params:0→3"}, nil},
 		{"gestures apart are steps apart", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, blk("params", 1, 2)},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"rec", 2, blk(BlockParams, 1, 2)},
 		}, []string{"params:0→1", "params:1→2"}, nil},
 		{"gesture 0 never merges", []op{
-			{"rec", 0, blk("params", 0, 1)}, {"rec", 0, blk("params", 1, 2)},
+			{"rec", 0, blk(BlockParams, 0, 1)}, {"rec", 0, blk(BlockParams, 1, 2)},
 		}, []string{"params:0→1", "params:1→2"}, nil},
 		{"one gesture, two blocks", []op{
-			{"rec", 4, blk("params", 0, 1)}, {"rec", 4, blk("strain", 5, 6)}, {"rec", 4, blk("params", 1, 2)},
+			{"rec", 4, blk(BlockParams, 0, 1)}, {"rec", 4, blk(BlockStrain, 5, 6)}, {"rec", 4, blk(BlockParams, 1, 2)},
 		}, []string{"params:0→2 strain:5→6"}, nil},
 		{"a gesture back where it began is no step", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, blk("params", 1, 2)}, {"rec", 2, blk("params", 2, 1)},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"rec", 2, blk(BlockParams, 1, 2)}, {"rec", 2, blk(BlockParams, 2, 1)},
 		}, []string{"params:0→1"}, nil},
 		{"a change of nothing is no step", []op{
-			{"rec", 1, blk("params", 3, 3)},
+			{"rec", 1, blk(BlockParams, 3, 3)},
 		}, nil, nil},
 		{"undo and redo move steps", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, blk("adapt", 0, 1)}, {"undo", 0, change{}},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"rec", 2, blk(BlockAdapt, 0, 1)}, {"undo", 0, change{}},
 		}, []string{"params:0→1"}, []string{"adapt:0→1"}},
 		{"redo puts back", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"undo", 0, change{}}, {"redo", 0, change{}},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"undo", 0, change{}}, {"redo", 0, change{}},
 		}, []string{"params:0→1"}, nil},
 		{"a new step clears redo", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"undo", 0, change{}}, {"rec", 2, blk("params", 0, 5)},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"undo", 0, change{}}, {"rec", 2, blk(BlockParams, 0, 5)},
 		}, []string{"params:0→5"}, nil},
 		{"nothing merges into a redone step", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"undo", 0, change{}}, {"redo", 0, change{}}, {"rec", 1, blk("params", 1, 2)},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"undo", 0, change{}}, {"redo", 0, change{}}, {"rec", 1, blk(BlockParams, 1, 2)},
 		}, []string{"params:0→1", "params:1→2"}, nil},
 		{"undo of nothing", []op{{"undo", 0, change{}}, {"redo", 0, change{}}}, nil, nil},
 		{"loads never merge", []op{
-			{"rec", 1, load()}, {"rec", 1, load()}, {"rec", 1, blk("params", 0, 1)},
+			{"rec", 1, load()}, {"rec", 1, load()}, {"rec", 1, blk(BlockParams, 0, 1)},
 		}, []string{"scene", "scene", "params:0→1"}, nil},
 		{"a rebuild drops pins, keeps settings and loads", []op{
-			{"rec", 1, blk("params", 0, 1)}, {"rec", 2, pin(7, false, true)}, {"rec", 3, load()},
+			{"rec", 1, blk(BlockParams, 0, 1)}, {"rec", 2, pin(7, false, true)}, {"rec", 3, load()},
 			{"rec", 4, pin(8, true, false)}, {"rec", 5, pin(9, false, true)}, {"undo", 0, change{}}, {"drop", 0, change{}},
 		}, []string{"params:0→1", "scene"}, nil},
 	} {
@@ -110,7 +114,11 @@ func entryStrings(es []entry) []string {
 			case changePin:
 				parts = append(parts, "pin")
 			default:
-				parts = append(parts, fmt.Sprintf("%s:%v→%v", c.key, c.before, c.after))
+				for k := range numBlocks {
+					if c.after.blocks.Has(k) {
+						parts = append(parts, fmt.Sprintf("%s:%v→%v", k.Key(), valueOf(c.before.blocks, k), valueOf(c.after.blocks, k)))
+					}
+				}
 			}
 		}
 		out = append(out, strings.Join(parts, " "))
@@ -118,14 +126,44 @@ func entryStrings(es []entry) []string {
 	return out
 }
 
+// valued returns blocks holding block k with one field set to x, for
+// the history's tests of plain numbers (valueOf reads it back).
+func valued(k Block, x float64) Blocks {
+	var b Blocks
+	switch k {
+	case BlockParams:
+		b.Params.Density = x
+	case BlockAdapt:
+		b.Adapt.Base = x
+	case BlockStrain:
+		b.Strain.MaxWeft = x
+	}
+	b.Held = blockSet(k)
+	return b
+}
+
+// valueOf returns the field of block k that valued sets.
+func valueOf(b Blocks, k Block) float64 {
+	switch k {
+	case BlockParams:
+		return b.Params.Density
+	case BlockAdapt:
+		return b.Adapt.Base
+	case BlockStrain:
+		return b.Strain.MaxWeft
+	}
+	return math.NaN()
+}
+
 // TestHistoryCap: the history keeps the newest historyCap steps.
 func TestHistoryCap(t *testing.T) {
 	var h history
 	for i := 0; i < historyCap+10; i++ {
-		h.record(uint64(i+1), change{kind: changeBlock, key: "params", before: i, after: i + 1})
+		h.record(uint64(i+1), change{kind: changeBlocks, before: changeValue{blocks: valued(BlockParams, float64(i))}, after: changeValue{blocks: valued(BlockParams, float64(i+1))}})
 	}
-	if len(h.undo) != historyCap || h.undo[0].changes[0].before != 10 || h.undo[historyCap-1].changes[0].after != historyCap+10 {
-		t.Errorf("got %d steps from %v, want %d, the newest", len(h.undo), h.undo[0].changes[0].before, historyCap)
+	first, last := h.undo[0].changes[0].before.blocks.Params.Density, h.undo[len(h.undo)-1].changes[0].after.blocks.Params.Density
+	if len(h.undo) != historyCap || first != 10 || last != historyCap+10 {
+		t.Errorf("got %d steps from %v to %v, want %d, the newest", len(h.undo), first, last, historyCap)
 	}
 }
 
@@ -136,16 +174,28 @@ func TestHistoryLabel(t *testing.T) {
 	q.Density = 0.3
 	r := q
 	r.Bending, r.YoungX, r.Dt = 1e-4, 2000, 0.01
+	sp := strainlimit.DefaultParams()
+	sq := sp
+	sq.MaxWarp = 0.05
+	ps, pss := blockSet(BlockParams), blockSet(BlockParams, BlockStrain)
+	blocks := func(a, b Blocks) change {
+		return change{kind: changeBlocks, before: changeValue{blocks: a}, after: changeValue{blocks: b}}
+	}
+	pins := func(a, b pinState) change {
+		return change{kind: changePin, index: 4, before: changeValue{pin: a}, after: changeValue{pin: b}}
+	}
 	for _, tc := range []struct {
 		c    change
 		want string
 	}{
-		{change{kind: changeBlock, key: "params", before: p, after: q}, "set ρ density"},
-		{change{kind: changeBlock, key: "params", before: p, after: r}, "set E_x weft, ρ density and 2 more"},
-		{change{kind: changePin, index: 4, before: pinState{}, after: pinState{on: true}}, "pin vertex 4"},
-		{change{kind: changePin, index: 4, before: pinState{on: true}, after: pinState{}}, "unpin vertex 4"},
-		{change{kind: changePin, index: 4, before: pinState{on: true}, after: pinState{on: true, target: geom.Vec3{X: 1}}}, "move the pin of vertex 4"},
-		{change{kind: changeObstacle, key: "ball", before: geom.Vec3{}, after: geom.Vec3{X: 1}}, "move ball"},
+		{blocks(Blocks{Params: p, Held: ps}, Blocks{Params: q, Held: ps}), "set ρ density"},
+		{blocks(Blocks{Params: p, Held: ps}, Blocks{Params: r, Held: ps}), "set E_x weft, ρ density and 2 more"},
+		{blocks(Blocks{Params: p, Strain: sp, Held: pss}, Blocks{Params: q, Strain: sq, Held: pss}), "set ρ density, ε warp"},
+		{blocks(Blocks{Params: p, Held: ps}, Blocks{Params: p, Held: ps}), "set settings"},
+		{pins(pinState{}, pinState{on: true}), "pin vertex 4"},
+		{pins(pinState{on: true}, pinState{}), "unpin vertex 4"},
+		{pins(pinState{on: true}, pinState{on: true, target: geom.Vec3{X: 1}}), "move the pin of vertex 4"},
+		{change{kind: changeObstacle, name: "ball", before: changeValue{offset: geom.Vec3{}}, after: changeValue{offset: geom.Vec3{X: 1}}}, "move ball"},
 	} {
 		e := entry{changes: []change{tc.c}}
 		if got := e.describe(); got != tc.want {
@@ -179,7 +229,7 @@ func pinOf(l *Loop, v int32) (ModelPin, bool) {
 // exact values (and saved scene) before and after.
 func TestHistoryLoop(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
-	params := func() cloth.Params { return l.s.Block("params").(cloth.Params) }
+	params := func() cloth.Params { return l.s.Blocks().Params }
 	p0 := params()
 	saved0 := l.SavedScene(nil)
 
@@ -188,7 +238,7 @@ func TestHistoryLoop(t *testing.T) {
 	for _, d := range []float64{0.2, 0.3, 0.45} {
 		p := p0
 		p.Density = d
-		ps = append(ps, Command{Kind: CmdSetParams, Params: p, Gesture: 1})
+		ps = append(ps, Command{Kind: CmdSetBlocks, Blocks: Blocks{Params: p, Held: blockSet(BlockParams)}, Gesture: 1})
 	}
 	applyAll(l, ps...)
 	if i := l.hist.info(); i.Undo != 1 || i.UndoLabel != "set ρ density" {
@@ -197,7 +247,7 @@ func TestHistoryLoop(t *testing.T) {
 	// A rejected edit is no step.
 	bad := params()
 	bad.PoissXY = 1.5
-	applyAll(l, Command{Kind: CmdSetParams, Params: bad, Gesture: 2})
+	applyAll(l, Command{Kind: CmdSetBlocks, Blocks: Blocks{Params: bad, Held: blockSet(BlockParams)}, Gesture: 2})
 	if l.hist.info().Undo != 1 {
 		t.Errorf("a rejected edit became a step: %+v", l.hist.info())
 	}

@@ -68,7 +68,7 @@ func (u *uiState) presetCombo(a *uiAction) {
 	if u.preset.name != "" {
 		if cur, err = lib.Lookup(u.preset.name); err == nil {
 			preview = cur.Name
-			if presetEdited(cur, u.params, u.strain) {
+			if presetEdited(cur, u.edit.Params, u.edit.Strain) {
 				preview += " (edited)"
 			}
 		}
@@ -83,15 +83,15 @@ func (u *uiState) presetCombo(a *uiAction) {
 			if !sel {
 				continue
 			}
-			p, s, _, err := withPreset(n, u.params, u.strain)
+			p, s, _, err := withPreset(n, u.edit.Params, u.edit.Strain)
 			if err != nil {
 				u.say(err.Error(), true)
 				continue
 			}
 			u.preset.name, u.preset.picked = n, true
-			u.sendParams(p, a)
-			u.strain = s
-			a.strain = &s
+			u.edit.Params, u.edit.Strain = p, s
+			u.send(BlockParams, a)
+			u.send(BlockStrain, a)
 		}
 		imgui.EndCombo()
 	}

@@ -55,14 +55,14 @@ func TestLoopSaveMaterial(t *testing.T) {
 	if ui.name != "" || ui.picked {
 		t.Fatalf("hanging has no material, menu shows %+v", ui)
 	}
-	p, st, _, err := withPreset("denim", s.Params, s.Strain)
+	p, st, _, err := withPreset("denim", s.Blocks.Params, s.Blocks.Strain)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Bending *= 1.5 // a slider moved after picking
 	ui.name, ui.picked = "denim", true
-	l.Send(Command{Kind: CmdSetParams, Params: p})
-	l.Send(Command{Kind: CmdSetBlock, Key: "strain", Block: st})
+	l.Send(setCmd(BlockParams, Blocks{Params: p}))
+	l.Send(setCmd(BlockStrain, Blocks{Strain: st}))
 	file := filepath.Join(t.TempDir(), "denim.json")
 	m, _ := ui.saved()
 	l.Send(Command{Kind: CmdSaveScene, Scene: file, Material: m})

@@ -1,10 +1,7 @@
 package app
 
 import (
-	"time"
-
 	"drape/sim/cloth"
-	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/scene"
 )
@@ -29,21 +26,17 @@ type Model interface {
 	Finite() bool  // every position and velocity is finite
 	KineticEnergy() float64
 
-	// Block returns the value of the parameter block with the given scene
-	// key ("params", "adapt", "contact"; a model's own, e.g. "springs"), a
-	// value type whose fields its param.Table describes (cloth.Params,
-	// cloth.AdaptParams, contact.Params); nil when the model has no such block or it is
-	// not set. Blocks lists the keys the model has.
-	Block(key string) any
-	Blocks() []string
-	// SetBlock validates v (the block's value type) and applies it from
-	// the next step on, or returns an error naming the field and keeps the
-	// value in force.
-	SetBlock(key string, v any) error
-	// SaveBlocks writes the blocks in force into sc, for a saved scene,
-	// and the obstacles where the user dragged them (Spec.Position plus
-	// the offset).
-	SaveBlocks(sc *scene.Scene)
+	// Blocks returns the parameter blocks in force: those the model has
+	// (Blocks.Held), the FEM cloth's adaptivity settings only once set.
+	Blocks() Blocks
+	// SetBlocks validates the blocks b holds and applies those that differ
+	// from the blocks in force from the next step on, or returns an error
+	// naming the block and its field and keeps every block in force (see
+	// applyBlocks). A block the model does not have is an error.
+	SetBlocks(b Blocks) error
+	// SaveObstacles writes the obstacles into sc where the user dragged
+	// them (Spec.Position plus the offset), for a saved scene.
+	SaveObstacles(sc *scene.Scene)
 
 	Pins() []ModelPin
 	Pin(v int32, target geom.Vec3) error // pin v at target (or move its pin there)
@@ -74,20 +67,12 @@ type Model interface {
 	LastAdapt() cloth.AdaptStats // the most recent adaptation; zero for models that do not adapt
 }
 
-// StepInfo describes one Model step.
+// StepInfo describes one Model step: the FEM cloth's step statistics
+// (wall time by phase, whose sum is Total, solver iterations, contact
+// and strain-limiting counts); a model without those phases reports its
+// step's wall time as Other and leaves the rest zero.
 type StepInfo struct {
-	Assemble, Solve, Other, Adapt time.Duration // wall time by phase
-	Collide                       time.Duration // collision handling (zero without obstacles and self-collision)
-	Iterations                    int           // linear solver iterations; 0 for explicit models
-	Residual                      float64       // relative residual reached
-	Contact                       contact.Stats // what collision handling did; zero for models without contact
-	Springs                       int           // repulsion springs in the solve (cloth.StepStats); 0 for models without
-	Substeps                      int           // substeps the failsafe took (cloth.StepStats); 0 for models without
-}
-
-// Total returns the wall time of the step.
-func (s StepInfo) Total() time.Duration {
-	return s.Assemble + s.Solve + s.Other + s.Collide + s.Adapt
+	cloth.StepStats
 }
 
 // ModelPin is one pinned vertex of a Model.

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -11,12 +10,11 @@ import (
 	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/scene"
-	"drape/sim/strainlimit"
 )
 
 // femModel adapts the FEM cloth (cloth.Sim, Bender & Deul 2012) to Model.
-// Its blocks are "params" (cloth.Params) and "adapt" (cloth.AdaptParams,
-// nil until set).
+// Its blocks are params, adapt (held once set), contact and strain
+// (femBlocks).
 type femModel struct {
 	sim *cloth.Sim
 
@@ -42,10 +40,7 @@ func newFEMModel(s *cloth.Sim) *femModel { return &femModel{sim: s} }
 
 func (f *femModel) Step() (StepInfo, error) {
 	st, err := f.sim.Step()
-	return StepInfo{
-		Assemble: st.Assemble, Solve: st.Solve, Other: st.Other, Adapt: st.Adapt, Collide: st.Collide,
-		Iterations: st.Iterations, Residual: st.Residual, Contact: st.Contact, Springs: st.Springs, Substeps: st.Substeps,
-	}, err
+	return StepInfo{st}, err
 }
 
 func (f *femModel) Time() float64               { return f.sim.Time }
@@ -54,54 +49,37 @@ func (f *femModel) Dt() float64                 { return f.sim.Params().Dt }
 func (f *femModel) Finite() bool                { return f.sim.Finite() }
 func (f *femModel) KineticEnergy() float64      { return f.sim.KineticEnergy() }
 func (f *femModel) LastAdapt() cloth.AdaptStats { return f.sim.LastAdapt() }
-func (f *femModel) Blocks() []string            { return []string{"params", "adapt", "contact", "strain"} }
 
-func (f *femModel) Block(key string) any {
-	switch key {
-	case "params":
-		return f.sim.Params()
-	case "adapt":
-		if ap := f.sim.AdaptParams(); ap.Validate() == nil {
-			return ap
-		}
-	case "contact":
-		return f.sim.ContactParams()
-	case "strain":
-		return f.sim.StrainParams()
+// femBlocks are the blocks the FEM cloth has.
+var femBlocks = blockSet(BlockParams, BlockAdapt, BlockContact, BlockStrain)
+
+func (f *femModel) Blocks() Blocks {
+	s := f.sim
+	b := Blocks{Params: s.Params(), Contact: s.ContactParams(), Strain: s.StrainParams(), Held: femBlocks &^ blockSet(BlockAdapt)}
+	if ap := s.AdaptParams(); ap.Validate() == nil { // set (the zero value, never set, does not validate)
+		b.Adapt, b.Held = ap, femBlocks
 	}
-	return nil
+	return b
 }
 
-func (f *femModel) SetBlock(key string, v any) error {
-	switch p := v.(type) {
-	case cloth.Params:
-		if key == "params" {
-			return f.sim.SetParams(p)
+func (f *femModel) SetBlocks(b Blocks) error {
+	s := f.sim
+	return applyBlocks("the FEM cloth", femBlocks, f.Blocks(), b, func(k Block, b *Blocks) error {
+		switch k {
+		case BlockParams:
+			return s.SetParams(b.Params)
+		case BlockAdapt:
+			return s.SetAdaptParams(b.Adapt)
+		case BlockContact:
+			return s.SetContactParams(b.Contact)
+		case BlockStrain:
+			return s.SetStrainParams(b.Strain)
 		}
-	case cloth.AdaptParams:
-		if key == "adapt" {
-			return f.sim.SetAdaptParams(p)
-		}
-	case contact.Params:
-		if key == "contact" {
-			return f.sim.SetContactParams(p)
-		}
-	case strainlimit.Params:
-		if key == "strain" {
-			return f.sim.SetStrainParams(p)
-		}
-	}
-	return fmt.Errorf("the FEM cloth has no parameter block %q of type %T", key, v)
+		return nil
+	})
 }
 
-func (f *femModel) SaveBlocks(sc *scene.Scene) {
-	sc.Params = f.sim.Params()
-	sc.Adapt = nil
-	if ap, ok := f.Block("adapt").(cloth.AdaptParams); ok {
-		sc.Adapt = &ap
-	}
-	sc.Contact = f.sim.ContactParams()
-	sc.Strain = f.sim.StrainParams()
+func (f *femModel) SaveObstacles(sc *scene.Scene) {
 	// The obstacles are built from sc.Obstacles in order (scene.Build), so
 	// index i is spec i; a saved scene puts each where it was dragged.
 	for i, o := range f.sim.Obstacles() {

@@ -14,8 +14,8 @@ import (
 )
 
 // springsModel adapts the mass-spring cloth with dynamic subdivision
-// (springs.Cloth, Olson & Rudnick) to Model. Its one block is "springs"
-// (springs.Params). Model vertex ids are particle IDs; the cell-centre
+// (springs.Cloth, Olson & Rudnick) to Model. Its one block is springs
+// (springsBlocks). Model vertex ids are particle IDs; the cell-centre
 // vertices that Surface adds at T-junctions have no particle and map to
 // Slot −1, so a pick that lands on one selects nothing.
 type springsModel struct {
@@ -33,7 +33,6 @@ func newSpringsModel(c *springs.Cloth) *springsModel { return &springsModel{c: c
 // value (On false) for any other model.
 type SpringsInfo struct {
 	On         bool
-	Params     springs.Params // parameters in force (the Springs panel re-syncs from them)
 	Counts     springs.Counts // particles by type, springs and the deepest layer
 	StableStep float64        // largest stable Δt estimated by springs.Cloth.StableStep, s
 	Variant    springs.Variant
@@ -50,7 +49,8 @@ func (s SpringsInfo) Particles() int { return s.Counts.Active + s.Counts.Fixed }
 func (m *springsModel) Step() (StepInfo, error) {
 	t0 := time.Now()
 	err := m.c.Step()
-	st := StepInfo{Other: time.Since(t0)}
+	var st StepInfo
+	st.Other = time.Since(t0)
 	if errors.Is(err, springs.ErrUnstable) {
 		return st, fmt.Errorf("%w: %w", cloth.ErrUnstable, err) // err names the stable step estimate
 	}
@@ -63,23 +63,18 @@ func (m *springsModel) Dt() float64                 { return m.c.Dt() }
 func (m *springsModel) Finite() bool                { return m.c.Finite() }
 func (m *springsModel) KineticEnergy() float64      { return m.c.KineticEnergy() }
 func (m *springsModel) LastAdapt() cloth.AdaptStats { return cloth.AdaptStats{} }
-func (m *springsModel) Blocks() []string            { return []string{"springs"} }
 
-func (m *springsModel) Block(key string) any {
-	if key == "springs" {
-		return m.c.Params()
-	}
-	return nil
+// springsBlocks are the blocks the mass-spring cloth has.
+var springsBlocks = blockSet(BlockSprings)
+
+func (m *springsModel) Blocks() Blocks { return Blocks{Springs: m.c.Params(), Held: springsBlocks} }
+
+func (m *springsModel) SetBlocks(b Blocks) error {
+	return applyBlocks("the mass-spring cloth", springsBlocks, m.Blocks(), b, func(_ Block, b *Blocks) error { return m.c.SetParams(b.Springs) })
 }
 
-func (m *springsModel) SetBlock(key string, v any) error {
-	if p, ok := v.(springs.Params); ok && key == "springs" {
-		return m.c.SetParams(p)
-	}
-	return fmt.Errorf("the spring cloth has no parameter block %q of type %T", key, v)
-}
-
-func (m *springsModel) SaveBlocks(sc *scene.Scene) { sc.Springs = m.c.Params() }
+// SaveObstacles writes nothing: the spring cloth has no obstacles.
+func (m *springsModel) SaveObstacles(*scene.Scene) {}
 
 func (m *springsModel) Pins() []ModelPin {
 	m.pbuf = m.c.Pins(m.pbuf[:0])
@@ -175,6 +170,6 @@ func (m *springsModel) Surface(dst *Snapshot) SurfaceInfo {
 			Target: [3]float32{float32(p.Target.X), float32(p.Target.Y), float32(p.Target.Z)},
 		})
 	}
-	dst.Springs = SpringsInfo{On: true, Params: c.Params(), Counts: c.Counts(), StableStep: c.StableStep(), Variant: c.Spec().Variant}
+	dst.Springs = SpringsInfo{On: true, Counts: c.Counts(), StableStep: c.StableStep(), Variant: c.Spec().Variant}
 	return SurfaceInfo{Tangled: -1}
 }

@@ -2,18 +2,15 @@ package app
 
 import (
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"drape/assets"
 	"drape/sim/geom"
-	"drape/sim/scene"
 	"drape/sim/springs"
 )
 
 // TestLoopSprings drives the springs-sheet scene through the Loop: the
-// Scene panel's model, steps, a parameter edit through CmdSetBlock
+// Scene panel's model, steps, a parameter edit through CmdSetBlocks
 // (valid and rejected), a pin move, a drag, and the particle counts and
 // layers the panels show.
 func TestLoopSprings(t *testing.T) {
@@ -27,29 +24,32 @@ func TestLoopSprings(t *testing.T) {
 	if got := s.Springs.Particles(); got != 17*17 || len(s.Pins) != 2 || plotCount(s) != got {
 		t.Fatalf("start: got %d particles, %d pins, plot %d, want 289, 2, 289", got, len(s.Pins), plotCount(s))
 	}
-	if st := s.Springs.StableStep; !(st > s.Springs.Params.Dt) || math.IsInf(st, 0) {
-		t.Errorf("stable step %v s, want finite and above the scene's Δt %v s", st, s.Springs.Params.Dt)
+	if st := s.Springs.StableStep; !(st > s.Blocks.Springs.Dt) || math.IsInf(st, 0) {
+		t.Errorf("stable step %v s, want finite and above the scene's Δt %v s", st, s.Blocks.Springs.Dt)
 	}
 	s = stepLoopN(t, l, 10)
-	if math.Abs(s.Stats.Time-10*s.Springs.Params.Dt) > 1e-12 || s.Stats.Err != "" {
-		t.Errorf("after 10 steps: t=%v err=%q, want %v and none", s.Stats.Time, s.Stats.Err, 10*s.Springs.Params.Dt)
+	if math.Abs(s.Stats.Time-10*s.Blocks.Springs.Dt) > 1e-12 || s.Stats.Err != "" {
+		t.Errorf("after 10 steps: t=%v err=%q, want %v and none", s.Stats.Time, s.Stats.Err, 10*s.Blocks.Springs.Dt)
 	}
 
-	// Parameters through CmdSetBlock: applied, or rejected with the old
+	// Parameters through CmdSetBlocks: applied, or rejected with the old
 	// value kept.
-	p := s.Springs.Params
+	p := s.Blocks.Springs
 	p.Damping = 2
-	l.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: p})
-	s = waitFor(t, l, "damping 2", func(s *Snapshot) bool { return s.Springs.Params.Damping == 2 })
+	l.Send(setCmd(BlockSprings, Blocks{Springs: p}))
+	s = waitFor(t, l, "damping 2", func(s *Snapshot) bool { return s.Blocks.Springs.Damping == 2 })
 	bad := p
 	bad.MaxLayer = 9
 	seq := s.EditSeq
-	l.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: bad})
+	l.Send(setCmd(BlockSprings, Blocks{Springs: bad}))
 	s = waitFor(t, l, "rejection", func(s *Snapshot) bool { return s.EditSeq == seq+1 })
-	if !strings.Contains(s.EditErr, "max_layer") || s.Springs.Params.MaxLayer != p.MaxLayer {
-		t.Errorf("rejected edit: EditErr=%q max_layer %d, want an error naming max_layer and %d kept", s.EditErr, s.Springs.Params.MaxLayer, p.MaxLayer)
+	if !strings.Contains(s.EditErr, "max_layer") || s.Blocks.Springs.MaxLayer != p.MaxLayer {
+		t.Errorf("rejected edit: EditErr=%q max_layer %d, want an error naming max_layer and %d kept", s.EditErr, s.Blocks.Springs.MaxLayer, p.MaxLayer)
 	}
-	l.Send(Command{Kind: CmdSetParams, Params: s.Params}) // the FEM block does not exist here
+	if s.Blocks.Held != blockSet(BlockSprings) {
+		t.Errorf("the spring cloth's blocks: got %v, want springs only", s.Blocks.Held)
+	}
+	l.Send(setCmd(BlockParams, Blocks{})) // the FEM block does not exist here
 	s = waitFor(t, l, "FEM params rejected", func(s *Snapshot) bool { return s.EditSeq == seq+2 })
 	if !strings.Contains(s.EditErr, "no parameter block") {
 		t.Errorf("FEM params on the spring cloth: EditErr=%q", s.EditErr)
@@ -104,10 +104,10 @@ func TestLoopSpringsUnstable(t *testing.T) {
 	l := newTestLoop(t, "springs-sheet", true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
-	p := s.Springs.Params
+	p := s.Blocks.Springs
 	p.Dt = 0.02 // 40× the scene's step, far above StableStep
 	p.Correction = 0
-	l.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: p})
+	l.Send(setCmd(BlockSprings, Blocks{Springs: p}))
 	for i := 0; i < 200 && s.Stats.Err == ""; i++ {
 		n := s.Stats.Steps
 		l.Send(Command{Kind: CmdStep})
@@ -129,8 +129,8 @@ func TestLoopSpringsUnstable(t *testing.T) {
 	l.Send(Command{Kind: CmdStep})
 	l.Send(Command{Kind: CmdReset})
 	s = waitFor(t, l, "reset", func(s *Snapshot) bool { return s.Stats.Err == "" })
-	if s.Stats.Steps != 0 || s.Springs.Params.Dt != p.Dt || steps == 0 {
-		t.Errorf("after reset: steps=%d dt=%v (blew up after %d steps), want 0 and the Δt in force %v", s.Stats.Steps, s.Springs.Params.Dt, steps, p.Dt)
+	if s.Stats.Steps != 0 || s.Blocks.Springs.Dt != p.Dt || steps == 0 {
+		t.Errorf("after reset: steps=%d dt=%v (blew up after %d steps), want 0 and the Δt in force %v", s.Stats.Steps, s.Blocks.Springs.Dt, steps, p.Dt)
 	}
 }
 
@@ -169,20 +169,13 @@ func TestSpringsSurfaceLayers(t *testing.T) {
 // in the viewer are not saved (a springs scene has no "pins").
 func TestSaveSpringsScene(t *testing.T) {
 	l := newTestLoop(t, "springs-small", true)
-	p := l.s.Block("springs").(springs.Params)
+	p := l.s.Blocks().Springs
 	p.KBend, p.CheckInterval = 3.5, 7
-	if err := l.s.SetBlock("springs", p); err != nil {
+	if err := l.s.SetBlocks(Blocks{Springs: p, Held: blockSet(BlockSprings)}); err != nil {
 		t.Fatal(err)
 	}
 	l.apply(Command{Kind: CmdPin, Vertex: 2, Target: geom.Vec3{Y: 1}})
-	file := filepath.Join(t.TempDir(), "saved.json")
-	if err := l.SavedScene(nil).WriteFile(file); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scene.LoadScene(assets.Scenes, file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := reloaded(t, l)
 	if !sc.IsSprings() || sc.SpringsScene != "small-dynamic" || sc.Springs != p || len(sc.Pins) != 0 {
 		t.Errorf("saved scene: model %q springs_scene %q params %+v pins %v, want springs, small-dynamic, %+v, none", sc.Model, sc.SpringsScene, sc.Springs, sc.Pins, p)
 	}
@@ -190,7 +183,7 @@ func TestSaveSpringsScene(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Block("springs"); got != p {
+	if got := m.Blocks().Springs; got != p {
 		t.Errorf("rebuilt params got=%+v, want=%+v", got, p)
 	}
 }

@@ -84,8 +84,8 @@ func TestLoopMoveObstacle(t *testing.T) {
 	if p := sc.Obstacles[0].Position; p != [3]float64{0, 1.25, 0.3 - 0.6} {
 		t.Errorf("saved ball position: got=%v, want=[0 1.25 -0.3]", p)
 	}
-	if sc.Contact != s.Contact {
-		t.Errorf("saved contact block: got=%+v, want=%+v", sc.Contact, s.Contact)
+	if sc.Contact != s.Blocks.Contact {
+		t.Errorf("saved contact block: got=%+v, want=%+v", sc.Contact, s.Blocks.Contact)
 	}
 
 	// A bad index is an event; nothing moves.
@@ -97,32 +97,32 @@ func TestLoopMoveObstacle(t *testing.T) {
 }
 
 // TestLoopSetContact: the Contact panel's edits go through
-// CmdSetContact like the other blocks: a valid one is in force in the
+// CmdSetBlocks like the other blocks: a valid one is in force in the
 // next snapshot, an invalid one (h = 0) is answered in EditErr and the
 // settings in force stay; Reset keeps the edit.
 func TestLoopSetContact(t *testing.T) {
 	l := newTestLoop(t, filepath.Join("testdata", "sphere-push.json"), true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
-	p := s.Contact
+	p := s.Blocks.Contact
 	p.Thickness, p.CCDIterations = 0.005, 7
-	l.Send(Command{Kind: CmdSetContact, Contact: p})
+	l.Send(setCmd(BlockContact, Blocks{Contact: p}))
 	s = waitFor(t, l, "the edit", func(s *Snapshot) bool { return s.EditSeq == 1 })
-	if s.Contact != p || s.EditErr != "" {
-		t.Errorf("contact after a valid edit: got %+v (%q), want %+v", s.Contact, s.EditErr, p)
+	if s.Blocks.Contact != p || s.EditErr != "" {
+		t.Errorf("contact after a valid edit: got %+v (%q), want %+v", s.Blocks.Contact, s.EditErr, p)
 	}
 	bad := p
 	bad.Thickness = 0
-	l.Send(Command{Kind: CmdSetContact, Contact: bad})
+	l.Send(setCmd(BlockContact, Blocks{Contact: bad}))
 	s = waitFor(t, l, "the rejection", func(s *Snapshot) bool { return s.EditSeq == 2 })
-	if s.Contact != p || s.EditErr == "" {
-		t.Errorf("contact after h = 0: got %+v, EditErr %q, want %+v kept and an error", s.Contact, s.EditErr, p)
+	if s.Blocks.Contact != p || s.EditErr == "" {
+		t.Errorf("contact after h = 0: got %+v, EditErr %q, want %+v kept and an error", s.Blocks.Contact, s.EditErr, p)
 	}
 	epoch := s.Epoch
 	l.Send(Command{Kind: CmdReset})
 	s = waitFor(t, l, "the reset", func(s *Snapshot) bool { return s.Epoch == epoch+1 })
-	if s.Contact != p {
-		t.Errorf("contact after Reset: got %+v, want the edit %+v", s.Contact, p)
+	if s.Blocks.Contact != p {
+		t.Errorf("contact after Reset: got %+v, want the edit %+v", s.Blocks.Contact, p)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/inkyblackness/imgui-go/v4"
 
@@ -16,7 +15,6 @@ import (
 	"drape/sim/detail"
 	"drape/sim/param"
 	"drape/sim/scene"
-	"drape/sim/springs"
 	"drape/sim/strainlimit"
 )
 
@@ -38,17 +36,14 @@ const (
 // uiAction is what the user asked for in one frame.
 type uiAction struct {
 	togglePause, step, reset, fit, resetView bool
-	record, screenshot                       bool          // toggle recording (F9); save a screenshot (F12)
-	params                                   *cloth.Params // new parameters, whole value
-	speed                                    *float64      // new real-time factor target
-	scene                                    string        // scene to load
-	save                                     bool          // save the running scene to uiState.saveFile (Ctrl+S)
+	record, screenshot                       bool     // toggle recording (F9); save a screenshot (F12)
+	speed                                    *float64 // new real-time factor target
+	scene                                    string   // scene to load
+	save                                     bool     // save the running scene to uiState.saveFile (Ctrl+S)
 
-	adapt   *cloth.AdaptParams // new adaptivity settings, whole value (CmdSetAdapt)
-	contact *contact.Params    // new collision settings, whole value (CmdSetContact)
-
-	springs *springs.Params     // new spring cloth parameters, whole value (CmdSetBlock "springs")
-	strain  *strainlimit.Params // new strain-limit settings, whole value (CmdSetBlock "strain")
+	// blocks are the parameter blocks edited this frame, whole values,
+	// for one CmdSetBlocks (uiState.send); none held: no edit.
+	blocks Blocks
 
 	undo, redo bool // undo the last change, redo the last undone (Ctrl+Z, Ctrl+Shift+Z; history.go)
 
@@ -72,17 +67,21 @@ type toggles struct {
 	fabric                                 bool // the fabric look (LookFabric; colorMap none)
 }
 
-// uiState is the panels' own state: the edited copy of the parameters,
-// display toggles, messages and the plot history.
+// uiState is the panels' own state: the edited copy of the parameter
+// blocks, display toggles, messages and the plot history.
 type uiState struct {
 	scale   float32
 	toggles toggles
 	crange  colorRange
 
-	params       cloth.Params // the sliders' copy; re-synced from snapshots once every sent edit is answered
-	editsSent    uint64       // CmdSetParams and CmdSetAdapt sent; compared with Snapshot.EditSeq
-	lastEditSeq  uint64       // Snapshot.EditSeq last seen, to report each rejection once
-	speed        float32      // real-time factor target shown
+	// edit is the controls' copy of the parameter blocks: re-synced from
+	// snapshots once every sent edit is answered (observe; the
+	// Adaptivity panel's block by adaptivityPanel), and sent block by
+	// block as the person edits it (send).
+	edit         Blocks
+	editsSent    uint64  // CmdSetBlocks sent; compared with Snapshot.EditSeq
+	lastEditSeq  uint64  // Snapshot.EditSeq last seen, to report each rejection once
+	speed        float32 // real-time factor target shown
 	asFast       bool
 	speedSynced  bool
 	scenes       []string
@@ -99,16 +98,13 @@ type uiState struct {
 	legendH      float32               // legend window height in the previous frame, for stacking Help above it
 	detailDrawn  bool                  // the cloth drawn is the detail surface, which has no colour map (set by the viewer)
 	rec          recStatus
-	maxFPS       int                // the render rate cap (--max-fps), frames per second; 0: none
-	clothColor   [3]float32         // the fabric look's cloth colour (Material panel), RGB as displayed
-	colorScene   string             // the scene clothColor was last reset to the colour of
-	colorPicked  bool               // the user picked clothColor since: Save scene writes it
-	adapt        adaptUI            // the Adaptivity panel's edited settings
-	contact      contact.Params     // the Contact panel's edited settings; re-synced like params
-	strain       strainlimit.Params // the Material panel's strain-limit controls; re-synced like params
-	preset       presetUI           // the Material panel's fabric preset menu (material.go)
-	springs      springs.Params     // the Springs panel's copy; re-synced like params
-	gesture      uint64             // the undo history's gesture of the control held (history.go); 0 when none is
+	maxFPS       int        // the render rate cap (--max-fps), frames per second; 0: none
+	clothColor   [3]float32 // the fabric look's cloth colour (Material panel), RGB as displayed
+	colorScene   string     // the scene clothColor was last reset to the colour of
+	colorPicked  bool       // the user picked clothColor since: Save scene writes it
+	adaptScene   string     // the scene the Adaptivity section's open state was set for
+	preset       presetUI   // the Material panel's fabric preset menu (material.go)
+	gesture      uint64     // the undo history's gesture of the control held (history.go); 0 when none is
 }
 
 func newUIState(scale float32) *uiState {
@@ -178,11 +174,10 @@ func (u *uiState) observe(s *Snapshot) {
 		}
 	}
 	// Re-sync once every sent edit is answered: an accepted edit is then
-	// in s.Params, a rejected one is replaced by the values in force.
+	// in s.Blocks, a rejected one is replaced by the values in force. The
+	// Adaptivity panel re-syncs its block itself (adaptivityPanel).
 	if s.EditSeq >= u.editsSent && !imgui.IsAnyItemActive() {
-		u.params = s.Params
-		u.contact = s.Contact
-		u.strain = s.Strain
+		u.edit = u.edit.Only(blockSet(BlockAdapt)).With(s.Blocks.Without(BlockAdapt))
 	}
 	if s.Scene != u.colorScene {
 		u.colorScene, u.colorPicked = s.Scene, false
@@ -461,18 +456,15 @@ func (u *uiState) scenePanel(s *Snapshot, a *uiAction) {
 // controls re-sync to the settings in force. It opens when a scene with
 // obstacles is loaded.
 func (u *uiState) contactPanel(s *Snapshot, a *uiAction) {
-	if !imgui.CollapsingHeaderV("Contact", boolFlag(len(s.Obstacles) > 0 || s.Contact.SelfCollision, imgui.TreeNodeFlagsDefaultOpen)) {
+	if !imgui.CollapsingHeaderV("Contact", boolFlag(len(s.Obstacles) > 0 || s.Blocks.Contact.SelfCollision, imgui.TreeNodeFlagsDefaultOpen)) {
 		return
 	}
-	p := u.contact
-	if tableControls(contact.Table, "Contact", &p, func(key string) {
+	if tableControls(contact.Table, "Contact", &u.edit.Contact, func(key string) {
 		if key == "enabled" {
 			u.mark("collisions")
 		}
 	}) {
-		u.contact = p
-		u.editsSent++
-		a.contact = &p
+		u.send(BlockContact, a)
 	}
 	st := &s.Stats
 	c := st.Contact
@@ -492,13 +484,11 @@ func (u *uiState) contactPanel(s *Snapshot, a *uiAction) {
 	if st.Retried > 0 {
 		imgui.Textf("failsafe    %5d steps taken again in halves", st.Retried)
 	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	total := st.Assemble + st.Solve + st.Other + st.Collide + st.Adapt
 	share := 0.0
-	if total > 0 {
+	if total := st.Total(); total > 0 {
 		share = 100 * float64(st.Collide) / float64(total)
 	}
-	imgui.Textf("collisions  %6.1f ms/step  (%.0f %%)", ms(st.Collide), share)
+	imgui.Textf("collisions  %6.1f ms/step  (%.0f %%)", millis(st.Collide), share)
 }
 
 // boolFlag returns f when on, else 0.
@@ -561,31 +551,31 @@ func (u *uiState) materialPanel(a *uiAction) {
 		return
 	}
 	u.presetCombo(a)
-	p := u.params
-	if tableControls(cloth.ParamTable, "Material", &p, func(key string) { u.mark("material: " + key) }) {
-		u.sendParams(p, a)
+	if tableControls(cloth.ParamTable, "Material", &u.edit.Params, func(key string) { u.mark("material: " + key) }) {
+		u.send(BlockParams, a)
 	}
 	u.clothColorEdit()
 	// Strain limiting (Tsiknis ch. 2): the switch and the limits per
 	// material direction; "strain" in the colour menu shows the result.
-	sp := u.strain
-	if tableControls(strainlimit.Table, "Strain limit", &sp, func(key string) {
+	if tableControls(strainlimit.Table, "Strain limit", &u.edit.Strain, func(key string) {
 		if key == "enabled" {
 			u.mark("strain limiting")
 		}
 	}) {
-		u.strain = sp
-		u.editsSent++
-		a.strain = &sp
+		u.send(BlockStrain, a)
 	}
 }
 
-// sendParams sends the whole parameter value; the sliders keep showing it
-// until the simulation answers (Snapshot.EditSeq).
-func (u *uiState) sendParams(p cloth.Params, a *uiAction) {
-	u.params = p
-	u.editsSent++
-	a.params = &p
+// send puts block k of the edited copy into this frame's edit (a.blocks),
+// the whole block; the controls keep showing it until the simulation
+// answers (Snapshot.EditSeq). The blocks edited in one frame go in one
+// command, which the simulation answers once.
+func (u *uiState) send(k Block, a *uiAction) {
+	u.edit.Held |= blockSet(k)
+	if a.blocks.Held == 0 {
+		u.editsSent++
+	}
+	a.blocks = a.blocks.With(u.edit.Only(blockSet(k)))
 }
 
 // solverPanel edits the fields of cloth.ParamTable in group "Solver" and
@@ -594,9 +584,8 @@ func (u *uiState) solverPanel(a *uiAction) {
 	if !imgui.CollapsingHeaderV("Solver", imgui.TreeNodeFlagsDefaultOpen) {
 		return
 	}
-	p := u.params
-	if tableControls(cloth.ParamTable, "Solver", &p, nil) {
-		u.sendParams(p, a)
+	if tableControls(cloth.ParamTable, "Solver", &u.edit.Params, nil) {
+		u.send(BlockParams, a)
 	}
 	u.pacingControls(a)
 }
@@ -679,13 +668,6 @@ func (u *uiState) displayPanel(a *uiAction) {
 	}
 }
 
-// adaptUI is the Adaptivity panel's state: its edited copy of the
-// settings and how many CmdSetAdapt it has sent.
-type adaptUI struct {
-	edit  cloth.AdaptParams // the controls' copy; re-synced from snapshots once every sent edit is answered
-	scene string            // scene the section's open state was set for
-}
-
 // shownAdapt returns the settings the panel shows for the settings in
 // force p: p itself, or DefaultAdaptParams switched off when the scene has
 // none (the zero value, which does not validate), so that ticking the box
@@ -700,8 +682,8 @@ func shownAdapt(p cloth.AdaptParams) cloth.AdaptParams {
 
 // adaptivityPanel edits the adaptive remeshing settings (Bender & Deul
 // §5): l_base, l_gmax, the coarsening fraction c, g_max, the adaptation
-// interval and the triangle cap. Every change sends the whole value
-// (a.adapt); the simulation validates it between steps and either applies
+// interval and the triangle cap. Every change sends the whole block
+// (uiState.send); the simulation validates it between steps and either applies
 // it or keeps the running settings and publishes the error
 // (Snapshot.EditErr), which is shown here with the rejected edit until the
 // user fixes or reverts it. Once every sent edit is answered without an
@@ -709,24 +691,23 @@ func shownAdapt(p cloth.AdaptParams) cloth.AdaptParams {
 // scene's settings. The section opens when a scene that adapts is
 // loaded and closes when one that does not is.
 func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
-	ad := &u.adapt
-	inForce := shownAdapt(s.Adapt)
+	inForce := shownAdapt(s.Blocks.Adapt)
 	if s.EditSeq >= u.editsSent && s.EditErr == "" && !imgui.IsAnyItemActive() {
-		ad.edit = inForce
+		u.edit.take(BlockAdapt, &Blocks{Adapt: inForce})
 	}
 	// Open or closed as the scene adapts or not when a scene is loaded,
 	// and then as the user leaves it: following the setting every frame
 	// (TreeNodeFlagsDefaultOpen does, until the header is first clicked)
 	// closed the section under the mouse when its checkbox was unticked.
-	if s.Scene != ad.scene {
-		ad.scene = s.Scene
-		imgui.SetNextItemOpen(s.Adapt.Enabled, imgui.ConditionAlways)
+	if s.Scene != u.adaptScene {
+		u.adaptScene = s.Scene
+		imgui.SetNextItemOpen(s.Blocks.Adapt.Enabled, imgui.ConditionAlways)
 	}
 	if !imgui.CollapsingHeader("Adaptivity") {
 		return
 	}
-	p := ad.edit
-	ch := tableControls(cloth.AdaptTable, "Adaptivity", &p, func(key string) {
+	p := &u.edit.Adapt
+	ch := tableControls(cloth.AdaptTable, "Adaptivity", p, func(key string) {
 		switch key {
 		case "enabled":
 			u.mark("adaptive")
@@ -737,23 +718,21 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 		}
 	})
 	if ch {
-		ad.edit = p
-		u.editsSent++
-		a.adapt = &p
+		u.send(BlockAdapt, a)
 	}
-	if s.EditErr != "" && ad.edit != inForce {
+	if s.EditErr != "" && *p != inForce {
 		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.45, Z: 0.40, W: 1})
 		imgui.PushTextWrapPosV(0)
 		imgui.Text(s.EditErr + "; the settings in force are kept.")
 		imgui.PopTextWrapPos()
 		imgui.PopStyleColor()
 		if imgui.Button("Revert to the settings in force") {
-			ad.edit = inForce
+			*p = inForce
 		}
 	}
 	la := s.Stats.LastAdapt
 	imgui.Textf("last adaptation: %d refined, %d coarsened", la.Refined, la.Coarsened)
-	imgui.Textf("  %.1f ms;  %d triangles", float64(la.Duration)/float64(time.Millisecond), s.Stats.Triangles)
+	imgui.Textf("  %.1f ms;  %d triangles", millis(la.Duration), s.Stats.Triangles)
 	if la.Undone > 0 {
 		textDisabled(fmt.Sprintf("  %d undone so far: their faces crossed the cloth", la.Undone))
 	}
@@ -766,8 +745,8 @@ func (u *uiState) adaptivityPanel(s *Snapshot, a *uiAction) {
 
 func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	st := &s.Stats
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	total := ms(st.Assemble + st.Solve + st.Other + st.Collide + st.Adapt)
+	ms := millis
+	total := ms(st.Total())
 	imgui.Textf("render      %6.1f fps  (%s)", fps, fpsCap(u.maxFPS))
 	sps, rtf := st.StepsPerSec, st.RealTimeFactor
 	if st.Paused {
@@ -785,10 +764,10 @@ func (u *uiState) statsPanel(s *Snapshot, fps float64, in *Interaction) {
 	} else {
 		if st.Collide > 0 {
 			imgui.Textf("step        %6.1f ms  (collisions %.0f %%)", total, 100*ms(st.Collide)/total)
-			imgui.Textf("  asm %5.1f  solve %5.1f  coll %5.1f  other %4.1f", ms(st.Assemble), ms(st.Solve), ms(st.Collide), ms(st.Other+st.Adapt))
+			imgui.Textf("  asm %5.1f  solve %5.1f  coll %5.1f  other %4.1f", ms(st.Assemble), ms(st.Solve), ms(st.Collide), total-ms(st.Assemble+st.Solve+st.Collide))
 		} else {
 			imgui.Textf("step        %6.1f ms", total)
-			imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), ms(st.Other+st.Adapt))
+			imgui.Textf("  assembly %5.1f  solve %5.1f  other %5.1f", ms(st.Assemble), ms(st.Solve), total-ms(st.Assemble+st.Solve))
 		}
 		imgui.Textf("  + snapshot (curvature, normals) %4.1f", ms(st.Snapshot))
 		imgui.Textf("PCG         %6d iterations", st.Iterations)
@@ -855,7 +834,7 @@ func (u *uiState) legend(ds [2]float32) {
 		lo, hi := fmt.Sprintf("%.3g", r.Min), fmt.Sprintf("%.3g", r.Max)
 		mid := fmt.Sprintf("%.3g", 0.5*(r.Min+r.Max))
 		if u.toggles.strainColors {
-			top := 100 * strainRange(u.strain)
+			top := 100 * strainRange(u.edit.Strain)
 			lo, mid, hi = "0", fmt.Sprintf("%.3g (limit)", top/2), fmt.Sprintf("%.3g", top)
 		}
 		imgui.Text(lo)

@@ -12,32 +12,28 @@ import (
 // springsPanel edits the parameters of the mass-spring cloth
 // (springs.ParamTable, groups "Springs" and "Subdivision") and shows its
 // particle counts and the largest stable step StableStep estimates. The
-// sliders edit a copy that re-syncs from the snapshot once every sent edit
-// is answered (as the Material sliders do).
+// sliders edit the panels' copy of the block (uiState.edit), which
+// re-syncs from the snapshot once every sent edit is answered (as the
+// Material sliders do).
 func (u *uiState) springsPanel(s *Snapshot, a *uiAction) {
 	info := &s.Springs
-	if s.EditSeq >= u.editsSent && !imgui.IsAnyItemActive() {
-		u.springs = info.Params
-	}
 	if imgui.CollapsingHeaderV("Springs (Olson & Rudnick)", imgui.TreeNodeFlagsDefaultOpen) {
-		p := u.springs
-		ch := tableControls(springs.ParamTable, "Springs", &p, func(key string) {
+		ch := tableControls(springs.ParamTable, "Springs", &u.edit.Springs, func(key string) {
 			if key == "dt" {
 				u.mark("springs dt")
-				stableStepLine(info.StableStep, info.Params.Dt)
+				stableStepLine(info.StableStep, s.Blocks.Springs.Dt)
 			}
 		})
 		if ch {
-			u.sendSprings(p, a)
+			u.send(BlockSprings, a)
 		}
 		u.pacingControls(a)
 		u.clothColorEdit()
 	}
 	if imgui.CollapsingHeaderV("Subdivision", imgui.TreeNodeFlagsDefaultOpen) {
 		imgui.Textf("variant: %s", variantName(info.Variant))
-		p := u.springs
-		if tableControls(springs.ParamTable, "Subdivision", &p, nil) {
-			u.sendSprings(p, a)
+		if tableControls(springs.ParamTable, "Subdivision", &u.edit.Springs, nil) {
+			u.send(BlockSprings, a)
 		}
 		n := info.Counts
 		imgui.Textf("particles: %d active, %d fixed", n.Active, n.Fixed)
@@ -68,13 +64,6 @@ func stableStepLine(stable, dt float64) {
 		return
 	}
 	textDisabled(text)
-}
-
-// sendSprings sends the whole spring parameter value (CmdSetBlock).
-func (u *uiState) sendSprings(p springs.Params, a *uiAction) {
-	u.springs = p
-	u.editsSent++
-	a.springs = &p
 }
 
 // variantName names a subdivision variant as springs_scene's suffix does.

@@ -300,7 +300,7 @@ func drawScene(cloth *render.ClothRenderer, obs *obstacleDrawer, cam *render.Cam
 	case l.detailed:
 		d.ColorMap = render.ColorMapNone // the detail surface carries no colour scalar
 	case l.look == LookStrain:
-		d.ColorMap, d.RangeMin, d.RangeMax = render.ColorMapViridis, 0, strainRange(snap.Strain)
+		d.ColorMap, d.RangeMin, d.RangeMax = render.ColorMapViridis, 0, strainRange(snap.Blocks.Strain)
 	}
 	if l.look == LookFabric {
 		setFabric(&d, cam, sceneClothColor(snap), l.shadow)

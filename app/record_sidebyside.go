@@ -149,9 +149,9 @@ func (f *pairFrames) frame(k int) error {
 	gl.Viewport(0, 0, int32(f.w), int32(f.h))
 	ov := &pairOverlay{layout: f.layout, kind: p.kind, ahead: p.ahead(), dist: f.dist, distOK: true}
 	for i, s := range p.snaps {
-		ov.runs[i] = overlayRun{label: runLabel(s.Adapt, p.kind), stats: s.Stats, hist: &p.hist[i]}
+		ov.runs[i] = overlayRun{label: runLabel(s.Blocks.Adapt, p.kind), stats: s.Stats, hist: &p.hist[i]}
 	}
-	ov.note = pairNote(p.kind, l.Adapt, r.Adapt)
+	ov.note = pairNote(p.kind, l.Blocks.Adapt, r.Blocks.Adapt)
 	f.ui.draw(ov, [2]float32{float32(f.w), float32(f.h)}, 1/o.FPS)
 	return nil
 }

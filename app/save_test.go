@@ -40,12 +40,11 @@ func TestLoopSaveScene(t *testing.T) {
 	if len(s.Pins) != 2 {
 		t.Fatalf("hanging: got %d pins, want 2", len(s.Pins))
 	}
-	p := s.Params
+	p := s.Blocks.Params
 	p.Density = 0.125
-	ap := shownAdapt(s.Adapt)
+	ap := shownAdapt(s.Blocks.Adapt)
 	ap.Enabled, ap.GMax = true, 3
-	l.Send(Command{Kind: CmdSetParams, Params: p})
-	l.Send(Command{Kind: CmdSetAdapt, Adapt: ap})
+	l.Send(Command{Kind: CmdSetBlocks, Blocks: Blocks{Params: p, Adapt: ap, Held: blockSet(BlockParams, BlockAdapt)}})
 	removed := s.Pins[0].Slot
 	l.Send(Command{Kind: CmdUnpin, Vertex: removed})
 	v := s.Slot[len(s.Slot)/2]
@@ -84,8 +83,8 @@ func TestLoopSaveScene(t *testing.T) {
 	waitForEvent(t, l, "x.json")
 	l.Send(Command{Kind: CmdStep})
 	s = waitFor(t, l, "a step after a failed save", func(s *Snapshot) bool { return s.Stats.Steps == 1 })
-	if s.Stats.Err != "" || s.Params != p {
-		t.Errorf("after a failed save: err=%q params %+v, want the simulation as it was", s.Stats.Err, s.Params)
+	if s.Stats.Err != "" || s.Blocks.Params != p {
+		t.Errorf("after a failed save: err=%q params %+v, want the simulation as it was", s.Stats.Err, s.Blocks.Params)
 	}
 }
 

@@ -452,22 +452,25 @@ func hasVertex(k CmdKind) bool {
 // others (pause, step, reset, loading, speed, saving, undo) act at once.
 func timed(k CmdKind) bool {
 	switch k {
-	case CmdPin, CmdUnpin, CmdMovePin, CmdDrag, CmdRelease, CmdMoveObstacle,
-		CmdSetParams, CmdSetAdapt, CmdSetContact, CmdSetBlock:
+	case CmdPin, CmdUnpin, CmdMovePin, CmdDrag, CmdRelease, CmdMoveObstacle, CmdSetBlocks:
 		return true
 	}
 	return false
 }
 
-// primaryEdit reports whether the single run, paused while side by side
-// is on, takes a command of kind k too: the panel edits that are not the
-// comparison's, so that they stay when side by side goes off.
-func primaryEdit(k CmdKind) bool {
-	switch k {
-	case CmdSetParams, CmdSetContact, CmdSetBlock, CmdSetSpeed:
-		return true
+// primaryEdit returns the command the single run, paused while side by
+// side is on, takes for c, and false for none: the panel edits that are
+// not the comparison's (the adaptivity settings are), so that they stay
+// when side by side goes off.
+func primaryEdit(c Command) (Command, bool) {
+	switch c.Kind {
+	case CmdSetBlocks:
+		c.Blocks = c.Blocks.Without(BlockAdapt)
+		return c, c.Blocks.Held != 0
+	case CmdSetSpeed:
+		return c, true
 	}
-	return false
+	return c, false
 }
 
 // sideBySide is the viewer's pair of runs. It belongs to the render
@@ -501,9 +504,7 @@ type sideBySide struct {
 }
 
 // stepMs returns the wall time of the step behind st, ms.
-func stepMs(st *Stats) float64 {
-	return float64(st.Assemble+st.Solve+st.Other+st.Collide+st.Adapt) / float64(time.Millisecond)
-}
+func stepMs(st *Stats) float64 { return millis(st.Total()) }
 
 // pairStart is what startPair hands back: the pair, or why it could not
 // be made.
@@ -519,9 +520,10 @@ type pairOptions struct {
 	// base, if not nil, are the adaptivity settings to compare instead
 	// of the scene's (pairScenes).
 	base *cloth.AdaptParams
-	// blocks are commands that set the parameter blocks in force (the
-	// single run's) on both runs before they start (blockCommands).
-	blocks  []Command
+	// blocks are the parameter blocks in force (the single run's), which
+	// both runs take before they start, but for the adaptivity settings,
+	// which base and the pair decide.
+	blocks  Blocks
 	paused  bool    // start paused
 	speed   float64 // real-time factor target; 0: as fast as possible
 	locked  bool    // lock the runs to the same simulated time
@@ -570,9 +572,9 @@ func newPair(o pairOptions, wg *sync.WaitGroup) (*sideBySide, error) {
 		p.loops[i] = l
 	}
 	p.gate.loops = p.loops
-	for _, l := range p.loops {
-		for _, c := range o.blocks {
-			l.Send(c)
+	if b := o.blocks.Without(BlockAdapt); b.Held != 0 {
+		for _, l := range p.loops {
+			l.Send(Command{Kind: CmdSetBlocks, Blocks: b})
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -682,15 +684,15 @@ func (p *sideBySide) send(from int, c Command) {
 			cs[o] = nil
 		}
 	}
-	switch c.Kind {
-	case CmdSetAdapt:
+	switch {
+	case c.Kind == CmdSetBlocks && c.Blocks.Has(BlockAdapt):
 		o := 1 - p.edit
 		a := p.adaptOf(o)
-		cs[o].Adapt = a
-		e := c.Adapt
+		cs[o].Blocks.Adapt = a
+		e := c.Blocks.Adapt
 		p.adaptSent[p.edit], p.adaptEpoch[p.edit] = &e, p.snaps[p.edit].Epoch
 		p.adaptSent[o], p.adaptEpoch[o] = &a, p.snaps[o].Epoch
-	case CmdSaveScene:
+	case c.Kind == CmdSaveScene:
 		cs[sideLeft] = nil
 	}
 	if p.gate.locked.Load() && timed(c.Kind) && !p.snaps[sideRight].Stats.Paused {
@@ -707,8 +709,8 @@ func (p *sideBySide) send(from int, c Command) {
 			p.loops[i].Send(*cc)
 		}
 	}
-	if from < 0 && p.single != nil && primaryEdit(c.Kind) {
-		p.single.Send(c)
+	if sc, ok := primaryEdit(c); from < 0 && p.single != nil && ok {
+		p.single.Send(sc)
 	}
 }
 
@@ -718,7 +720,7 @@ func (p *sideBySide) adaptOf(i int) cloth.AdaptParams {
 	if a := p.adaptSent[i]; a != nil && p.adaptEpoch[i] == p.snaps[i].Epoch {
 		return *a
 	}
-	return p.snaps[i].Adapt
+	return p.snaps[i].Blocks.Adapt
 }
 
 // pairNote returns what the panel says of the pair's settings in force:
@@ -741,16 +743,6 @@ func (p *sideBySide) locked() bool { return p.gate.locked.Load() }
 
 // setLocked locks or unlocks the runs.
 func (p *sideBySide) setLocked(on bool) { p.gate.setLocked(on) }
-
-// blockCommands returns the commands that give a new run the parameter
-// blocks in force in snapshot s: parameters, contact, strain limits.
-func blockCommands(s *Snapshot) []Command {
-	return []Command{
-		{Kind: CmdSetParams, Params: s.Params},
-		{Kind: CmdSetContact, Contact: s.Contact},
-		{Kind: CmdSetBlock, Key: "strain", Block: s.Strain},
-	}
-}
 
 // plotHistory is a run's ms/step and triangle count over the whole run
 // since its scene was (re)loaded, for the Stats panel's plots and side

@@ -241,23 +241,23 @@ func TestPairSend(t *testing.T) {
 	}
 	// Adaptivity edits go to the run edited only.
 	p.edit = sideLeft
-	a := l.Adapt
+	a := l.Blocks.Adapt
 	a.GMax = 2
-	p.sink(-1).Send(Command{Kind: CmdSetAdapt, Adapt: a})
+	p.sink(-1).Send(setCmd(BlockAdapt, Blocks{Adapt: a}))
 	gotL, gotR = queued(p.loops[sideLeft]), queued(p.loops[sideRight])
-	if len(gotL) != 1 || gotL[0].Adapt != a || len(gotR) != 1 || gotR[0].Adapt != r.Adapt {
-		t.Errorf("adaptivity edit of the left run: got left %v, right %v; want g_max 2 on the left, the right's own settings on the right", gotL, gotR)
+	if len(gotL) != 1 || gotL[0].Blocks.Adapt != a || len(gotR) != 1 || gotR[0].Blocks.Adapt != r.Blocks.Adapt || len(single.got) != 0 {
+		t.Errorf("adaptivity edit of the left run: got left %v, right %v, single %v; want g_max 2 on the left, the right's own settings on the right, none on the single run", gotL, gotR, single.got)
 	}
 	// Saving writes the right run; parameters reach both and the single run.
 	p.sink(-1).Send(Command{Kind: CmdSaveScene, Scene: "x.json"})
 	if gotL, gotR = queued(p.loops[sideLeft]), queued(p.loops[sideRight]); len(gotL) != 0 || len(gotR) != 1 {
 		t.Errorf("save: got %d commands on the left, %d on the right; want 0 and 1", len(gotL), len(gotR))
 	}
-	par := l.Params
+	par := l.Blocks.Params
 	par.YoungX *= 2
-	p.sink(-1).Send(Command{Kind: CmdSetParams, Params: par})
+	p.sink(-1).Send(setCmd(BlockParams, Blocks{Params: par}))
 	gotL, gotR = queued(p.loops[sideLeft]), queued(p.loops[sideRight])
-	if len(gotL) != 1 || len(gotR) != 1 || gotL[0].Params != par || gotR[0].Params != par || len(single.got) != 1 || single.got[0].Params != par {
+	if len(gotL) != 1 || len(gotR) != 1 || gotL[0].Blocks.Params != par || gotR[0].Blocks.Params != par || len(single.got) != 1 || single.got[0].Blocks.Params != par {
 		t.Errorf("a parameter edit: got left %d, right %d, single %d commands; want the new parameters on all three", len(gotL), len(gotR), len(single.got))
 	}
 	// Locked and running: held for the step after the one ahead.
@@ -266,7 +266,7 @@ func TestPairSend(t *testing.T) {
 	p.gate.t, p.gate.dt = [2]float64{0.5, 0.505}, [2]float64{0.005, 0.005}
 	p.gate.mu.Unlock()
 	p.setLocked(true)
-	p.sink(-1).Send(Command{Kind: CmdSetParams, Params: par})
+	p.sink(-1).Send(setCmd(BlockParams, Blocks{Params: par}))
 	p.sink(-1).Send(Command{Kind: CmdSetPaused, Paused: true})
 	gotL, gotR = queued(p.loops[sideLeft]), queued(p.loops[sideRight])
 	if len(gotL) != 2 || math.Abs(gotL[0].At-0.51) > 1e-12 || gotR[0].At != gotL[0].At || gotL[1].At != 0 {
@@ -288,10 +288,12 @@ func TestLoopHoldsTimedCommands(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	s0 := l.Snapshots().Acquire()
 	dt := s0.Stats.Dt
-	p1, p2 := s0.Params, s0.Params
-	p1.YoungX, p2.YoungX = 2*s0.Params.YoungX, 3*s0.Params.YoungX
-	l.Send(Command{Kind: CmdSetParams, Params: p1, At: 3 * dt})
-	l.Send(Command{Kind: CmdSetParams, Params: p2, At: dt}) // due earlier, but sent after
+	p1, p2 := s0.Blocks.Params, s0.Blocks.Params
+	p1.YoungX, p2.YoungX = 2*s0.Blocks.Params.YoungX, 3*s0.Blocks.Params.YoungX
+	c1, c2 := setCmd(BlockParams, Blocks{Params: p1}), setCmd(BlockParams, Blocks{Params: p2})
+	c1.At, c2.At = 3*dt, dt // c2 due earlier, but sent after
+	l.Send(c1)
+	l.Send(c2)
 	step := func() *Snapshot {
 		want := l.Snapshots().Acquire().Stats.Steps + 1
 		l.Send(Command{Kind: CmdStep})
@@ -306,15 +308,15 @@ func TestLoopHoldsTimedCommands(t *testing.T) {
 	}
 	for k := 1; k <= 4; k++ {
 		s := step()
-		want := s0.Params.YoungX
+		want := s0.Blocks.Params.YoungX
 		switch {
 		case k == 3:
 			want = p2.YoungX // both applied in order once t reached 3·dt
 		case k > 3:
 			want = p2.YoungX
 		}
-		if s.Params.YoungX != want {
-			t.Errorf("after step %d (t = %.3f s): E_x = %v, want %v", k, s.Stats.Time, s.Params.YoungX, want)
+		if s.Blocks.Params.YoungX != want {
+			t.Errorf("after step %d (t = %.3f s): E_x = %v, want %v", k, s.Stats.Time, s.Blocks.Params.YoungX, want)
 		}
 	}
 }

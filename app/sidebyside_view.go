@@ -149,11 +149,11 @@ func (v *viewer) startPair() {
 	s := v.loop.Snapshots().Acquire()
 	v.snap = s
 	var base *cloth.AdaptParams
-	if s.Adapt != (cloth.AdaptParams{}) {
-		a := s.Adapt
+	if s.Blocks.Has(BlockAdapt) {
+		a := s.Blocks.Adapt
 		base = &a
 	}
-	pv.starting = startPair(pairOptions{src: s.Source, kind: pv.kind, base: base, blocks: blockCommands(s),
+	pv.starting = startPair(pairOptions{src: s.Source, kind: pv.kind, base: base, blocks: s.Blocks,
 		paused: s.Stats.Paused, speed: s.Stats.SpeedTarget, locked: pv.locked, pauseAt: v.pairPauseAt()}, &pv.wg)
 	pv.status = "starting side by side: building both runs of " + s.Scene + " …"
 }
@@ -169,8 +169,8 @@ func (v *viewer) restartPair(k pairKind) {
 		return
 	}
 	r := p.snaps[sideRight]
-	base := r.Adapt // the adaptive run's settings in force
-	pv.starting = startPair(pairOptions{src: r.Source, kind: k, base: &base, blocks: blockCommands(r),
+	base := r.Blocks.Adapt // the adaptive run's settings in force
+	pv.starting = startPair(pairOptions{src: r.Source, kind: k, base: &base, blocks: r.Blocks,
 		paused: r.Stats.Paused, speed: r.Stats.SpeedTarget, locked: pv.locked}, &pv.wg)
 	pv.status = "restarting side by side as " + pairNames[k] + " …"
 	for _, l := range p.loops { // shown, paused, until the new pair is ready
@@ -280,7 +280,7 @@ func (v *viewer) resyncEdits(s *Snapshot) {
 	u := v.ui
 	u.editsSent, u.lastEditSeq, u.lastEpoch = s.EditSeq, s.EditSeq, 0
 	u.hist = plotHistory{}
-	u.adapt.scene = ""
+	u.adaptScene = ""
 }
 
 // pairCamera sizes the camera to one view of the layout for display size
@@ -480,9 +480,9 @@ func (v *viewer) pairOverlay() *pairOverlay {
 	p := v.pair.p
 	o := &pairOverlay{layout: v.pair.layout, kind: p.kind, locked: p.locked(), edit: p.edit, ahead: p.ahead(), fps: v.fps}
 	for i, s := range p.snaps {
-		o.runs[i] = overlayRun{label: runLabel(s.Adapt, p.kind), stats: s.Stats, hist: &p.hist[i]}
+		o.runs[i] = overlayRun{label: runLabel(s.Blocks.Adapt, p.kind), stats: s.Stats, hist: &p.hist[i]}
 	}
-	o.note = pairNote(p.kind, p.snaps[sideLeft].Adapt, p.snaps[sideRight].Adapt)
+	o.note = pairNote(p.kind, p.snaps[sideLeft].Blocks.Adapt, p.snaps[sideRight].Blocks.Adapt)
 	o.dist, o.distOK = p.dist.result()
 	return o
 }
@@ -521,23 +521,22 @@ type SideBySideState struct {
 
 // RunState is one run side by side.
 type RunState struct {
-	Label         string            `json:"label"`
-	Scene         string            `json:"scene"`
-	Time          float64           `json:"time"` // simulated, s
-	Steps         int               `json:"steps"`
-	Vertices      int               `json:"vertices"`
-	Triangles     int               `json:"triangles"`
-	MsPerStep     float64           `json:"ms_per_step"`      // the last step's wall time
-	MsPerStepMean float64           `json:"ms_per_step_mean"` // over the steps since its scene was (re)built
-	PCGIterations int               `json:"pcg_iterations"`   // of the last step
-	Paused        bool              `json:"paused"`
-	Finite        bool              `json:"finite"`
-	Error         string            `json:"error"`
-	Params        cloth.Params      `json:"params"`
-	Adapt         cloth.AdaptParams `json:"adapt"`
-	Pins          []PinState        `json:"pins"`      // pixels in window coordinates
-	Obstacles     []ObstacleState   `json:"obstacles"` // likewise
-	View          [4]float32        `json:"view"`      // the view's window rectangle
+	Label         string          `json:"label"`
+	Scene         string          `json:"scene"`
+	Time          float64         `json:"time"` // simulated, s
+	Steps         int             `json:"steps"`
+	Vertices      int             `json:"vertices"`
+	Triangles     int             `json:"triangles"`
+	MsPerStep     float64         `json:"ms_per_step"`      // the last step's wall time
+	MsPerStepMean float64         `json:"ms_per_step_mean"` // over the steps since its scene was (re)built
+	PCGIterations int             `json:"pcg_iterations"`   // of the last step
+	Paused        bool            `json:"paused"`
+	Finite        bool            `json:"finite"`
+	Error         string          `json:"error"`
+	Blocks                        // the parameter blocks in force, as in State
+	Pins          []PinState      `json:"pins"`      // pixels in window coordinates
+	Obstacles     []ObstacleState `json:"obstacles"` // likewise
+	View          [4]float32      `json:"view"`      // the view's window rectangle
 }
 
 // pairState adds side by side to st, which then describes the right run
@@ -557,10 +556,10 @@ func (v *viewer) pairState(st *State) {
 		rs := stateOf(s, &v.cam, v.frames, v.glErrors, -1, nil, v.fps, nil)
 		shiftPixels(&rs, l.view[i][0])
 		run := RunState{
-			Label: runLabel(s.Adapt, p.kind), Scene: s.Scene, Time: s.Stats.Time, Steps: s.Stats.Steps,
+			Label: runLabel(s.Blocks.Adapt, p.kind), Scene: s.Scene, Time: s.Stats.Time, Steps: s.Stats.Steps,
 			Vertices: s.Stats.Vertices, Triangles: s.Stats.Triangles, MsPerStep: stepMs(&s.Stats), MsPerStepMean: millis(s.Stats.StepMean),
 			PCGIterations: s.Stats.Iterations, Paused: s.Stats.Paused, Finite: rs.Finite, Error: s.Stats.Err,
-			Params: s.Params, Adapt: s.Adapt, Pins: rs.Pins, Obstacles: rs.Obstacles, View: l.view[i],
+			Blocks: s.Blocks, Pins: rs.Pins, Obstacles: rs.Obstacles, View: l.view[i],
 		}
 		if i == sideLeft {
 			ss.Left = run

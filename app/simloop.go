@@ -13,10 +13,8 @@ import (
 	"time"
 
 	"drape/sim/cloth"
-	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/scene"
-	"drape/sim/strainlimit"
 )
 
 // CmdKind says what a Command does.
@@ -25,7 +23,7 @@ type CmdKind int
 // The commands the viewer sends to the simulation goroutine. They are
 // applied between steps, in the order sent.
 const (
-	CmdSetParams    CmdKind = iota // replace the parameters with Params (validated; an error keeps the old ones and is published in Snapshot.EditErr)
+	CmdSetBlocks    CmdKind = iota // set the parameter blocks Blocks holds (Model.SetBlocks: validated; an error keeps every block in force and is published in Snapshot.EditErr)
 	CmdPin                         // pin Vertex at Target
 	CmdUnpin                       // release the pin of Vertex
 	CmdMovePin                     // move the pin of Vertex to Target (a scripted pin becomes fixed)
@@ -36,11 +34,8 @@ const (
 	CmdReset                       // rebuild the current scene, keeping the parameters in force
 	CmdLoadScene                   // load and build Scene (a built-in name or a file); on error keep the running one
 	CmdSetSpeed                    // set the real-time factor target to Speed (0: as fast as possible)
-	CmdSetAdapt                    // replace the adaptivity settings with Adapt (validated; an error keeps the old ones and is published in Snapshot.EditErr)
 	CmdSaveScene                   // write the running scene, as now set, to the file Scene with camera Camera (Loop.SavedScene); the outcome is an Event
-	CmdSetContact                  // replace the collision settings with Contact (validated; an error keeps the old ones and is published in Snapshot.EditErr)
 	CmdMoveObstacle                // move obstacle Obstacle's user offset towards Target (see Loop.moveObstacles); a failure is an Event
-	CmdSetBlock                    // replace the model's parameter block Key with Block (Model.SetBlock; validated like CmdSetParams, answered through Snapshot.EditErr)
 	CmdUndo                        // undo the person's last change (history.go); the outcome is an Event
 	CmdRedo                        // redo the change undone last (history.go); the outcome is an Event
 )
@@ -51,16 +46,12 @@ type Command struct {
 	Kind     CmdKind
 	Vertex   int32     // sim vertex slot
 	Target   geom.Vec3 // m
-	Params   cloth.Params
+	Blocks   Blocks    // CmdSetBlocks: the blocks to set, whole values
 	Paused   bool
 	Scene    string
-	Speed    float64 // real-time factor
-	Adapt    cloth.AdaptParams
+	Speed    float64       // real-time factor
 	Camera   *scene.Camera // CmdSaveScene: the viewer's camera; nil saves none
-	Contact  contact.Params
-	Obstacle int    // CmdMoveObstacle: index in the scene's obstacles
-	Key      string // CmdSetBlock: the block's scene key, e.g. "springs"
-	Block    any    // CmdSetBlock: the block's value type, e.g. springs.Params
+	Obstacle int           // CmdMoveObstacle: index in the scene's obstacles
 
 	ClothColor *[3]float64 // CmdSaveScene: the fabric look's colour (Material panel); nil keeps the scene's
 	Material   *string     // CmdSaveScene: the fabric preset picked in the Material panel ("" for none); nil keeps the scene's
@@ -147,10 +138,10 @@ type Loop struct {
 	pace   pacer
 	rate   rateMeter
 	last   StepInfo
-	// editErr is why the last CmdSetParams or CmdSetAdapt was rejected
-	// ("" after a successful one or a rebuild); editSeq counts those
-	// commands handled, so the panels know when their edit has been
-	// answered. This is the only way a rejected edit reaches the viewer.
+	// editErr is why the last CmdSetBlocks was rejected ("" after a
+	// successful one or a rebuild); editSeq counts those commands
+	// handled, so the panels know when their edit has been answered.
+	// This is the only way a rejected edit reaches the viewer.
 	editErr string
 	editSeq uint64
 
@@ -356,13 +347,14 @@ func (l *Loop) dueCommands(cmds []Command) []Command {
 func (l *Loop) apply(c Command) (step bool) {
 	fail := func(err error) { l.emit(Event{Err: err}) }
 	switch c.Kind {
-	case CmdSetParams:
-		// Like CmdSetAdapt: the answer goes to the panels through the
-		// snapshot (EditSeq, EditErr), the one channel for edits.
+	case CmdSetBlocks:
+		// The model validates first and keeps the blocks in force on
+		// error; the answer goes to the panels through the snapshot
+		// (EditSeq, EditErr), the one channel for edits.
 		l.editSeq++
 		l.editErr = ""
-		if err := l.setBlock("params", c.Params, c.Gesture); err != nil {
-			l.editErr = "parameters rejected: " + err.Error()
+		if err := l.setBlocks(c.Blocks, c.Gesture); err != nil {
+			l.editErr = err.Error()
 			return false
 		}
 		l.pace.reset()
@@ -424,28 +416,6 @@ func (l *Loop) apply(c Command) (step bool) {
 		} else {
 			l.emit(Event{Info: "saved scene to " + c.Scene})
 		}
-	case CmdSetBlock:
-		l.editSeq++
-		l.editErr = ""
-		if err := l.setBlock(c.Key, c.Block, c.Gesture); err != nil {
-			l.editErr = c.Key + " parameters rejected: " + err.Error()
-			return false
-		}
-		l.pace.reset()
-	case CmdSetAdapt:
-		// cloth.Sim.SetAdaptParams validates first and keeps the settings in
-		// force on error; the error goes to the panel through the snapshot.
-		l.editSeq++
-		l.editErr = ""
-		if err := l.setBlock("adapt", c.Adapt, c.Gesture); err != nil {
-			l.editErr = "settings rejected: " + err.Error()
-		}
-	case CmdSetContact:
-		l.editSeq++
-		l.editErr = ""
-		if err := l.setBlock("contact", c.Contact, c.Gesture); err != nil {
-			l.editErr = "contact settings rejected: " + err.Error()
-		}
 	case CmdMoveObstacle:
 		before := l.obstacleGoal(c.Obstacle)
 		if l.dragObstacle(c.Obstacle, c.Target) {
@@ -497,7 +467,8 @@ func (l *Loop) recordPin(v int32, target geom.Vec3, remove bool) {
 // Run starts.
 func (l *Loop) SavedScene(cam *scene.Camera) *scene.Scene {
 	sc := l.scene.Clone()
-	l.s.SaveBlocks(sc)
+	l.s.Blocks().writeScene(sc)
+	l.s.SaveObstacles(sc)
 	sc.Pins = append(sc.Pins, l.pinEdits...)
 	sc.Camera = cam
 	return sc
@@ -523,21 +494,17 @@ func (l *Loop) load(name string) error {
 }
 
 // rebuild builds sc and makes it the running simulation. With keepParams
-// the parameter blocks in force (parameters, adaptivity) are applied to the
-// new simulation (Reset keeps the user's edits); otherwise the scene's own
-// are used. Pin edits are not kept: the scene's pins come back.
+// the parameter blocks in force are applied to the new simulation (Reset
+// keeps the user's edits); otherwise the scene's own are used. Pin edits
+// are not kept: the scene's pins come back.
 func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	m, err := buildModel(sc)
 	if err != nil {
 		return err
 	}
 	if keepParams {
-		for _, key := range l.s.Blocks() {
-			if v := l.s.Block(key); v != nil {
-				if err := m.SetBlock(key, v); err != nil {
-					return fmt.Errorf("reset: %w", err)
-				}
-			}
+		if err := m.SetBlocks(l.s.Blocks()); err != nil {
+			return fmt.Errorf("reset: %w", err)
 		}
 	}
 	l.scene, l.s = sc, m
@@ -610,20 +577,15 @@ func (l *Loop) fill(dst *Snapshot) {
 	surf := s.Surface(dst)
 	dst.Seq, dst.Epoch, dst.Scene, dst.Camera, dst.ClothColor = l.seq, l.epoch, l.scene.Name, l.scene.Camera, l.scene.ClothColor
 	dst.Material, dst.Source = l.scene.Material, l.source
-	dst.Params, _ = s.Block("params").(cloth.Params)
-	dst.Adapt, _ = s.Block("adapt").(cloth.AdaptParams)
-	dst.Contact, _ = s.Block("contact").(contact.Params)
-	dst.Strain, _ = s.Block("strain").(strainlimit.Params)
+	dst.Blocks = s.Blocks()
 	dst.EditErr, dst.EditSeq = l.editErr, l.editSeq
 	dst.History = l.hist.info()
 	sps, rtf := l.rate.rates()
 	dst.Stats = Stats{
 		Time: s.Time(), Steps: s.Steps(), Dt: s.Dt(),
 		Vertices: len(dst.Slot), Triangles: len(dst.Tris) / 3,
-		Assemble: l.last.Assemble, Solve: l.last.Solve, Other: l.last.Other, Adapt: l.last.Adapt,
-		Collide: l.last.Collide, Contact: l.last.Contact, Springs: l.last.Springs,
-		LastAdapt:  s.LastAdapt(),
-		Iterations: l.last.Iterations, Residual: l.last.Residual,
+		StepInfo:    l.last,
+		LastAdapt:   s.LastAdapt(),
 		StepsPerSec: sps, RealTimeFactor: rtf, SpeedTarget: l.pace.speed,
 		KineticEnergy: s.KineticEnergy(),
 		CurvAbsP98:    surf.CurvAbsP98,

@@ -51,19 +51,19 @@ func TestLoopCommands(t *testing.T) {
 
 	// Parameters: a valid change is applied, an invalid one reported and
 	// the old value kept.
-	p2 := s.Params
+	p2 := s.Blocks.Params
 	p2.Density = 0.2
-	l.Send(Command{Kind: CmdSetParams, Params: p2})
-	waitFor(t, l, "density 0.2", func(s *Snapshot) bool { return s.Params.Density == 0.2 })
+	l.Send(setCmd(BlockParams, Blocks{Params: p2}))
+	waitFor(t, l, "density 0.2", func(s *Snapshot) bool { return s.Blocks.Params.Density == 0.2 })
 	bad := p2
 	bad.PoissXY = 1.5
 	seq := l.Snapshots().Acquire().EditSeq
-	l.Send(Command{Kind: CmdSetParams, Params: bad})
+	l.Send(setCmd(BlockParams, Blocks{Params: bad}))
 	rej := waitFor(t, l, "parameters answered", func(s *Snapshot) bool { return s.EditSeq == seq+1 })
-	if !strings.Contains(rej.EditErr, "parameters rejected") || !strings.Contains(rej.EditErr, "nu_xy") {
+	if !strings.Contains(rej.EditErr, "params settings rejected") || !strings.Contains(rej.EditErr, "nu_xy") {
 		t.Errorf("rejected parameters: got EditErr=%q, want it to name nu_xy", rej.EditErr)
 	}
-	if got := rej.Params.PoissXY; got != p2.PoissXY {
+	if got := rej.Blocks.Params.PoissXY; got != p2.PoissXY {
 		t.Errorf("rejected parameters applied: nu_xy got=%v, want=%v", got, p2.PoissXY)
 	}
 	if ev := l.Events(); len(ev) != 0 {
@@ -81,8 +81,8 @@ func TestLoopCommands(t *testing.T) {
 	epoch := l.Snapshots().Acquire().Epoch
 	l.Send(Command{Kind: CmdReset})
 	s = waitFor(t, l, "reset", func(s *Snapshot) bool { return s.Epoch == epoch+1 })
-	if s.Stats.Steps != 0 || s.Params.Density != 0.2 || len(s.Pins) != 2 {
-		t.Errorf("after reset: got steps=%d density=%v pins=%d, want 0, 0.2, 2", s.Stats.Steps, s.Params.Density, len(s.Pins))
+	if s.Stats.Steps != 0 || s.Blocks.Params.Density != 0.2 || len(s.Pins) != 2 {
+		t.Errorf("after reset: got steps=%d density=%v pins=%d, want 0, 0.2, 2", s.Stats.Steps, s.Blocks.Params.Density, len(s.Pins))
 	}
 
 	// Resume: steps advance on their own.
@@ -106,8 +106,8 @@ func TestLoopAdapt(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
-	if s.Adapt != (cloth.AdaptParams{}) || s.EditErr != "" || s.EditSeq != 0 {
-		t.Fatalf("start: got adapt=%+v err=%q seq=%d, want none", s.Adapt, s.EditErr, s.EditSeq)
+	if s.Blocks.Adapt != (cloth.AdaptParams{}) || s.EditErr != "" || s.EditSeq != 0 {
+		t.Fatalf("start: got adapt=%+v err=%q seq=%d, want none", s.Blocks.Adapt, s.EditErr, s.EditSeq)
 	}
 	tris0 := s.Stats.Triangles
 
@@ -128,10 +128,10 @@ func TestLoopAdapt(t *testing.T) {
 
 	ap := cloth.DefaultAdaptParams()
 	ap.Base, ap.Max, ap.GMax, ap.Interval = 0.5, 5, 2, 1
-	l.Send(Command{Kind: CmdSetAdapt, Adapt: ap})
+	l.Send(setCmd(BlockAdapt, Blocks{Adapt: ap}))
 	s = waitFor(t, l, "settings applied", func(s *Snapshot) bool { return s.EditSeq == 1 })
-	if s.Adapt != ap || s.EditErr != "" || s.Stats.Steps != 20 {
-		t.Errorf("after CmdSetAdapt: got adapt=%+v err=%q steps=%d, want %+v, no error, no step taken", s.Adapt, s.EditErr, s.Stats.Steps, ap)
+	if s.Blocks.Adapt != ap || s.EditErr != "" || s.Stats.Steps != 20 {
+		t.Errorf("after setting adapt: got adapt=%+v err=%q steps=%d, want %+v, no error, no step taken", s.Blocks.Adapt, s.EditErr, s.Stats.Steps, ap)
 	}
 	s = stepTo(23)
 	if s.Stats.Triangles <= tris0 || s.Stats.LastAdapt.Refined == 0 {
@@ -147,10 +147,10 @@ func TestLoopAdapt(t *testing.T) {
 
 	bad := ap
 	bad.Max = bad.Base / 2
-	l.Send(Command{Kind: CmdSetAdapt, Adapt: bad})
+	l.Send(setCmd(BlockAdapt, Blocks{Adapt: bad}))
 	s = waitFor(t, l, "rejected settings", func(s *Snapshot) bool { return s.EditSeq == 2 })
-	if !strings.Contains(s.EditErr, "settings rejected") || !strings.Contains(s.EditErr, "l_gmax") || s.Adapt != ap {
-		t.Errorf("after l_gmax < l_base: got err=%q adapt=%+v, want an adaptivity error and %+v kept", s.EditErr, s.Adapt, ap)
+	if !strings.Contains(s.EditErr, "settings rejected") || !strings.Contains(s.EditErr, "l_gmax") || s.Blocks.Adapt != ap {
+		t.Errorf("after l_gmax < l_base: got err=%q adapt=%+v, want an adaptivity error and %+v kept", s.EditErr, s.Blocks.Adapt, ap)
 	}
 	if !s.Stats.Finite || s.Stats.Err != "" {
 		t.Errorf("a rejected edit disturbed the simulation: finite=%v err=%q", s.Stats.Finite, s.Stats.Err)
@@ -158,23 +158,23 @@ func TestLoopAdapt(t *testing.T) {
 
 	off := ap
 	off.Enabled = false
-	l.Send(Command{Kind: CmdSetAdapt, Adapt: off})
+	l.Send(setCmd(BlockAdapt, Blocks{Adapt: off}))
 	s = waitFor(t, l, "switched off", func(s *Snapshot) bool { return s.EditSeq == 3 })
-	if s.EditErr != "" || s.Adapt != off {
-		t.Errorf("after a valid edit: got err=%q adapt=%+v, want no error and %+v", s.EditErr, s.Adapt, off)
+	if s.EditErr != "" || s.Blocks.Adapt != off {
+		t.Errorf("after a valid edit: got err=%q adapt=%+v, want no error and %+v", s.EditErr, s.Blocks.Adapt, off)
 	}
 
 	epoch := s.Epoch
 	l.Send(Command{Kind: CmdReset})
 	s = waitFor(t, l, "reset", func(s *Snapshot) bool { return s.Epoch == epoch+1 })
-	if s.Adapt != off {
-		t.Errorf("after reset: got adapt=%+v, want the settings in force %+v", s.Adapt, off)
+	if s.Blocks.Adapt != off {
+		t.Errorf("after reset: got adapt=%+v, want the settings in force %+v", s.Blocks.Adapt, off)
 	}
 
 	l.Send(Command{Kind: CmdLoadScene, Scene: "curtain-adaptive"})
 	s = waitFor(t, l, "curtain-adaptive", func(s *Snapshot) bool { return s.Scene == "curtain-adaptive" })
-	if want := cloth.DefaultAdaptParams(); s.Adapt != want {
-		t.Errorf("after loading curtain-adaptive: got adapt=%+v, want the scene's %+v", s.Adapt, want)
+	if want := cloth.DefaultAdaptParams(); s.Blocks.Adapt != want {
+		t.Errorf("after loading curtain-adaptive: got adapt=%+v, want the scene's %+v", s.Blocks.Adapt, want)
 	}
 }
 
@@ -203,10 +203,10 @@ func TestLoopUnstable(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
-	p := s.Params
+	p := s.Blocks.Params
 	p.Gravity = geom.Vec3{Y: -1e4}
-	l.Send(Command{Kind: CmdSetParams, Params: p})
-	waitFor(t, l, "the gravity", func(s *Snapshot) bool { return s.Params.Gravity == p.Gravity })
+	l.Send(setCmd(BlockParams, Blocks{Params: p}))
+	waitFor(t, l, "the gravity", func(s *Snapshot) bool { return s.Blocks.Params.Gravity == p.Gravity })
 	for i := 0; i < 40 && s.Stats.Err == ""; i++ { // one step at a time: steps sent together are one
 		steps := s.Stats.Steps
 		l.Send(Command{Kind: CmdStep})

@@ -1,7 +1,9 @@
 // Package app is drape's interactive viewer: the simulation goroutine
 // (simloop.go) running a cloth Model (model.go; the FEM cloth of Bender &
 // Deul 2012 through model_fem.go, the mass-spring cloth of Olson & Rudnick
-// through model_springs.go), the snapshot hand-over between it and the
+// through model_springs.go), the model's parameter blocks as one value
+// that the panels send, the snapshot publishes, --state reports and the
+// undo history keeps (blocks.go), the snapshot hand-over between it and the
 // render loop (snapshot.go), the obstacles' drawn surfaces in it
 // (obstacles.go), the render loop on the main OS thread (viewer.go), the
 // look and camera fit it shares with drape record (view.go), mouse and
@@ -27,10 +29,8 @@ import (
 
 	"drape/render"
 	"drape/sim/cloth"
-	"drape/sim/contact"
 	"drape/sim/obstacle"
 	"drape/sim/scene"
-	"drape/sim/strainlimit"
 )
 
 // Snapshot is one published simulation state, with the mesh compacted for
@@ -78,23 +78,16 @@ type Snapshot struct {
 	Obstacles   []ObstacleInfo
 	ObstacleGen uint64
 
-	Params cloth.Params // parameters in force (the UI's sliders re-sync from them)
-
-	// Adapt are the adaptivity settings in force (cloth.Sim.AdaptParams);
-	// the zero value, which does not validate, when the scene has none and
-	// none were set. The Adaptivity panel re-syncs from them.
-	Adapt cloth.AdaptParams
-	// Contact are the collision settings in force (cloth.Sim.ContactParams);
-	// the Contact panel re-syncs from them.
-	Contact contact.Params
-	// Strain is the strain-limiting setting in force (cloth.Sim.StrainParams);
-	// the Material panel's strain controls re-sync from it.
-	Strain strainlimit.Params
-	// EditErr is why the last CmdSetParams, CmdSetAdapt or CmdSetContact was rejected
-	// (the values above stayed in force), "" otherwise; EditSeq counts
-	// those commands handled so far. A panel's edit is answered once
-	// EditSeq reaches the count it sent. This pair is the one channel by
-	// which rejected edits reach the viewer.
+	// Blocks are the parameter blocks in force (Model.Blocks): the
+	// panels' controls re-sync from them. Blocks.Adapt is the zero value,
+	// which does not validate and is not held, when the scene has no
+	// adaptivity settings and none were set.
+	Blocks Blocks
+	// EditErr is why the last CmdSetBlocks was rejected (the blocks in
+	// force stayed), "" otherwise; EditSeq counts those commands handled
+	// so far. A panel's edit is answered once EditSeq reaches the count
+	// it sent. This pair is the one channel by which rejected edits
+	// reach the viewer.
 	EditErr string
 	EditSeq uint64
 	// History is what the person can undo and redo (history.go), for
@@ -149,14 +142,12 @@ type Stats struct {
 	Vertices  int     // live vertices (= len(Pos)/3)
 	Triangles int     // live faces (= len(Tris)/3)
 
-	Assemble, Solve, Other, Adapt time.Duration    // wall time of the last step by phase
-	Collide                       time.Duration    // collision handling of the last step
-	Contact                       contact.Stats    // what collision handling did in the last step
-	Springs                       int              // repulsion springs in the last step's solve
-	Snapshot                      time.Duration    // curvature, normals and compaction for this snapshot
-	LastAdapt                     cloth.AdaptStats // the most recent adaptation (any earlier step): refined and coarsened counts, wall time
-	Iterations                    int              // PCG iterations of the last step
-	Residual                      float64          // relative residual reached by the last step
+	// StepInfo is the last step's: wall time by phase (StepInfo.Total,
+	// the ms/step the panels show, is their sum), PCG iterations and
+	// residual, what collision handling and strain limiting did.
+	StepInfo
+	Snapshot  time.Duration    // curvature, normals and compaction for this snapshot
+	LastAdapt cloth.AdaptStats // the most recent adaptation (any earlier step): refined and coarsened counts, wall time
 
 	StepsPerSec    float64 // measured over the last second of wall time
 	RealTimeFactor float64 // simulated seconds per wall second over the last second

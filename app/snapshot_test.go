@@ -192,7 +192,7 @@ func TestSnapshotCompaction(t *testing.T) {
 	// The adapter changed the mesh behind the simulation's back; rebuild
 	// the simulation's per-slot data (the adaptive Sim does this itself).
 	rebuild := func() {
-		sim, err := cloth.New(m, l.s.Block("params").(cloth.Params))
+		sim, err := cloth.New(m, l.s.Blocks().Params)
 		if err != nil {
 			t.Fatal(err)
 		}

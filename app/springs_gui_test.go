@@ -24,7 +24,7 @@ func TestGUISprings(t *testing.T) {
 		_, ok := s.Widgets["springs dt"]
 		return s.Frames >= 3 && ok && len(s.Pins) == 4
 	})
-	if st.Scene != "springs-tablecloth" || !st.Finite || st.Springs == nil || st.Springs.MaxLayer != 2 {
+	if st.Scene != "springs-tablecloth" || !st.Finite || !st.Has(BlockSprings) || st.Springs.MaxLayer != 2 {
 		t.Fatalf("start: scene %q finite %v springs %+v", st.Scene, st.Finite, st.Springs)
 	}
 	st = v.poll("subdivision", func(s State) bool { return s.MaxGen >= 1 })

@@ -8,9 +8,6 @@ import (
 	"path/filepath"
 
 	"drape/render"
-	"drape/sim/cloth"
-	"drape/sim/contact"
-	"drape/sim/springs"
 )
 
 // State is what --state writes: enough to check the viewer from a script
@@ -43,12 +40,14 @@ type State struct {
 	// StepBusy is how long the step in progress has been running, s; 0
 	// between steps (Loop.Busy). A stalled viewer with StepBusy 0 is
 	// waiting, not stepping.
-	StepBusy  float64           `json:"step_busy_s"`
-	Params    cloth.Params      `json:"params"`    // parameters in force, with the keys of scene files (cloth.ParamTable)
-	Adapt     cloth.AdaptParams `json:"adapt"`     // adaptivity settings in force, with the keys of scene files (cloth.AdaptTable)
-	MaxGen    int               `json:"max_gen"`   // deepest refinement generation among the live faces
-	Contact   contact.Params    `json:"contact"`   // collision settings in force, with the keys of scene files (contact.Table)
-	Obstacles []ObstacleState   `json:"obstacles"` // the scene's obstacles, in its order
+	StepBusy float64 `json:"step_busy_s"`
+	// Blocks are the parameter blocks in force, inline: every block
+	// under its key in scene files (Block.Key) with the keys of its
+	// param.Table, and under "blocks" the keys of those the model holds;
+	// the others are zero.
+	Blocks
+	MaxGen    int             `json:"max_gen"`   // deepest refinement generation among the live faces
+	Obstacles []ObstacleState `json:"obstacles"` // the scene's obstacles, in its order
 	// DraggedObstacle is the index of the obstacle being dragged in the
 	// last frame (Shift + left drag), −1 for none.
 	DraggedObstacle int `json:"dragged_obstacle"`
@@ -56,11 +55,6 @@ type State struct {
 	// Detail is the physics-aware detail surface (D); absent while Detail
 	// is off.
 	Detail *DetailState `json:"detail,omitempty"`
-
-	// Springs are the spring cloth's parameters in force, with the keys of
-	// a scene's "springs" block (springs.ParamTable); absent for the FEM
-	// cloth.
-	Springs *springs.Params `json:"springs,omitempty"`
 
 	// Widgets are the window rectangles [x0, y0, x1, y1] of named controls
 	// drawn in the last frame (absent when scrolled or collapsed away):
@@ -116,8 +110,8 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 		Dragged: dragged, Pins: []PinState{}, Messages: msgs,
 		FPS: finite(fps), StepsPerS: finite(snap.Stats.StepsPerSec),
 		MsPerStepMean: millis(snap.Stats.StepMean),
-		Params:        snap.Params, Adapt: snap.Adapt, Contact: snap.Contact,
-		Obstacles: []ObstacleState{}, DraggedObstacle: -1,
+		Blocks:        snap.Blocks,
+		Obstacles:     []ObstacleState{}, DraggedObstacle: -1,
 		Widgets: map[string][4]float32{},
 		History: snap.History,
 	}
@@ -132,10 +126,6 @@ func stateOf(snap *Snapshot, cam *render.Camera, frames, glErrors int, dragged i
 	}
 	for _, g := range snap.FaceGen {
 		st.MaxGen = max(st.MaxGen, int(g))
-	}
-	if snap.Springs.On {
-		sp := snap.Springs.Params
-		st.Springs = &sp
 	}
 	for k, r := range widgets {
 		st.Widgets[k] = [4]float32{finite32(r[0]), finite32(r[1]), finite32(r[2]), finite32(r[3])}

@@ -46,26 +46,26 @@ func TestStrainColors(t *testing.T) {
 	}
 }
 
-// TestLoopSetStrain: the strain block goes through CmdSetBlock, applies
+// TestLoopSetStrain: the strain block goes through CmdSetBlocks, applies
 // from the next step, and a bad limit is rejected with the settings in
 // force kept.
 func TestLoopSetStrain(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	p := strainlimit.DefaultParams()
 	p.Enabled, p.MaxWeft = true, 0.05
-	l.apply(Command{Kind: CmdSetBlock, Key: "strain", Block: p})
+	l.apply(setCmd(BlockStrain, Blocks{Strain: p}))
 	l.step()
 	snap := l.Snapshots().Acquire()
-	if snap.EditErr != "" || !snap.Strain.Enabled || snap.Strain.MaxWeft != 0.05 {
-		t.Fatalf("after the edit: %q, strain %+v", snap.EditErr, snap.Strain)
+	if snap.EditErr != "" || !snap.Blocks.Strain.Enabled || snap.Blocks.Strain.MaxWeft != 0.05 {
+		t.Fatalf("after the edit: %q, strain %+v", snap.EditErr, snap.Blocks.Strain)
 	}
 	bad := p
 	bad.MaxWeft = -1
-	l.apply(Command{Kind: CmdSetBlock, Key: "strain", Block: bad})
+	l.apply(setCmd(BlockStrain, Blocks{Strain: bad}))
 	l.step()
 	snap = l.Snapshots().Acquire()
-	if snap.EditErr == "" || snap.Strain.MaxWeft != 0.05 {
-		t.Fatalf("a negative limit: error %q, strain %+v (want rejected, 0.05 kept)", snap.EditErr, snap.Strain)
+	if snap.EditErr == "" || snap.Blocks.Strain.MaxWeft != 0.05 {
+		t.Fatalf("a negative limit: error %q, strain %+v (want rejected, 0.05 kept)", snap.EditErr, snap.Blocks.Strain)
 	}
 }
 

@@ -507,7 +507,7 @@ func (v *viewer) drawOptionsFor(snap *Snapshot, hover, dragged int32) render.Dra
 	}
 	d.RangeMin, d.RangeMax = v.ui.crange.Min, v.ui.crange.Max
 	if t.strainColors {
-		d.RangeMin, d.RangeMax = 0, strainRange(snap.Strain)
+		d.RangeMin, d.RangeMax = 0, strainRange(snap.Blocks.Strain)
 	}
 	if t.fabric {
 		setFabric(&d, &v.cam, v.ui.clothColor, nil) // draw3D adds the contact shadow
@@ -750,20 +750,8 @@ func (v *viewer) act(a uiAction, snap *Snapshot) {
 		l.Send(Command{Kind: CmdRedo})
 	}
 	ed := gestureSink{l, v.editGesture(a)} // the edits of one held control are one step of the undo history
-	if a.params != nil {
-		ed.Send(Command{Kind: CmdSetParams, Params: *a.params})
-	}
-	if a.adapt != nil {
-		ed.Send(Command{Kind: CmdSetAdapt, Adapt: *a.adapt})
-	}
-	if a.contact != nil {
-		ed.Send(Command{Kind: CmdSetContact, Contact: *a.contact})
-	}
-	if a.springs != nil {
-		ed.Send(Command{Kind: CmdSetBlock, Key: "springs", Block: *a.springs})
-	}
-	if a.strain != nil {
-		ed.Send(Command{Kind: CmdSetBlock, Key: "strain", Block: *a.strain})
+	if a.blocks.Held != 0 {
+		ed.Send(Command{Kind: CmdSetBlocks, Blocks: a.blocks})
 	}
 	if a.speed != nil {
 		l.Send(Command{Kind: CmdSetSpeed, Speed: *a.speed})
