@@ -21,8 +21,8 @@
 //     nil means "absent"), a json.RawMessage field to sceneJSON and a
 //     value field to sceneOut, decode it in ParseScene with decodeBlock
 //     over the defaults, and validate it in Scene.Validate.
-//  3. Apply it in Build (or, for a block the viewer edits, in the app's
-//     Model adapter).
+//  3. Apply it in Build (or, for a block the viewer edits, through the
+//     app's Blocks: see the steps in its doc comment, app/blocks.go).
 //  4. Add {"name", Table.Markdown()} to docTables in docs_test.go
 //     and run go test ./sim/scene -run TestDocTables -update, which
 //     writes the table into docs/scenes.md between the markers you add
