@@ -243,7 +243,7 @@ func (s *Sim) beginCollisions(t1 float64) error {
 		}
 		b.Static = !moving && !c.moved[k]
 	}
-	s.ct.cloth = contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris, Tangled: s.tangledFaces()}
+	s.ct.cloth = contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris, Tangled: s.tangledFaces(), Contour: s.tangledContours()}
 	return c.solver.Begin(&s.ct.cloth, c.bodies, s.params.Dt, c.p)
 }
 

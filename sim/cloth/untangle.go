@@ -15,17 +15,18 @@ import (
 // the step, with the tangled region exempt from cloth–cloth collisions
 // (after Baraff, Witkin & Kass 2003 §3, who flag it). See untangle.
 type untangleState struct {
-	u      contact.Untangler
-	active bool        // the last check found crossings
-	next   int         // the Sim.commits at which the next check is due
-	corr   []geom.Vec3 // per vertex slot: the corrective velocity added in the last step, m/s
-	tris   [][3]int32  // the mesh's faces with those that hold a pinned vertex freed (untangle)
-	had    bool        // corr holds something
-	at     int         // Sim.commits when corr was added (it is in v^n once that (sub)step commits)
-	faces  []uint8     // per face slot while active: contact.Crossing, contact.Band or 0 (contact.Cloth.Tangled)
-	fails  int         // Failsafes at the last check
-	retry  int         // Retried at the last check
-	steps  int         // steps spent untangling
+	u       contact.Untangler
+	active  bool        // the last check found crossings
+	next    int         // the Sim.commits at which the next check is due
+	corr    []geom.Vec3 // per vertex slot: the corrective velocity added in the last step, m/s
+	tris    [][3]int32  // the mesh's faces with those that hold a pinned vertex freed (untangle)
+	had     bool        // corr holds something
+	at      int         // Sim.commits when corr was added (it is in v^n once that (sub)step commits)
+	faces   []uint8     // per face slot while active: contact.Crossing, contact.Band or 0 (contact.Cloth.Tangled)
+	contour []int32     // per face slot while active: its contour or −1 (contact.Cloth.Contour)
+	fails   int         // Failsafes at the last check
+	retry   int         // Retried at the last check
+	steps   int         // steps spent untangling
 }
 
 // untangleEvery is the interval, in (sub)steps, of the check for
@@ -55,8 +56,14 @@ const untangleEvery = 25
 const untangleRings = 1
 
 // untangleSpeed caps the speed of the corrective displacement, m/s: at
-// Δt = 5 ms, 2.5 mm per step, less than the 3 mm thickness.
-const untangleSpeed = 0.5
+// Δt = 5 ms, 1 cm per step; CCD checks the corrected motion against every
+// face outside the contour's band. Measured on drop-pile, self-collision
+// off for 0.7 s and back on (239 pairs; scene
+// TestSelfCollisionBackOnShrinksPile), with the band split by contour:
+// pairs 1 s later 439 at 0.5 m/s, 342 at 1.5, 44 at 2, 532 at 3, and at
+// 4 m/s the pile blew apart (6337 pairs at 1.5 s). Before the split, 1
+// and 2 m/s made the tangles worse than 0.5 did (docs/robustness.md).
+const untangleSpeed = 2.0
 
 // Tangled reports whether the last check found the cloth crossing itself
 // (it is then being untangled), and the number of steps that have
@@ -76,10 +83,11 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     direction of the intersection contour's length, g = −∂L/∂x
 //     (Volino & Magnenat-Thalmann 2006 §3.2; contact/untangle.go), as a
 //     velocity g·untangleSpeed/max(1, |g|), and hands the collision stages the
-//     tangled faces (one ring round the crossing ones), whose pairs
-//     with each other the collision phase skips so that the surfaces can
-//     move back through each other. Pairs with every other face, and
-//     with the obstacles, are kept: the correction and the pass-through
+//     tangled faces (one ring round the crossing ones) and their
+//     contours (contact.Untangler.Contour); the collision phase skips
+//     the pairs of two tangled faces of one contour, so that the
+//     surfaces can move back through each other there. Pairs with every
+//     other face, and with the obstacles, are kept: the correction and the pass-through
 //     make no crossing outside the band, and the collision phase's CCD
 //     sees the corrected velocities.
 //
@@ -144,6 +152,7 @@ func (s *Sim) untangle() {
 	un.active = true
 	un.steps++
 	un.faces = append(un.faces[:0], un.u.Faces()...)
+	un.contour = append(un.contour[:0], un.u.Contour()...)
 	un.corr = buf.Keep(un.corr, len(m.Pos))
 	for v, g := range un.u.Gradient() {
 		if s.invMass[v] == 0 || !m.VertAlive[v] {
@@ -169,4 +178,14 @@ func (s *Sim) tangledFaces() []uint8 {
 		return nil
 	}
 	return un.faces
+}
+
+// tangledContours returns the contour of each face slot for
+// contact.Cloth.Contour: nil when tangledFaces is nil.
+func (s *Sim) tangledContours() []int32 {
+	un := &s.ct.un
+	if s.tangledFaces() == nil || len(un.contour) != len(s.Mesh.Tris) {
+		return nil
+	}
+	return un.contour
 }

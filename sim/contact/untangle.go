@@ -62,10 +62,10 @@ import (
 // the contour instead, since a contour that runs from boundary to
 // boundary (a tangled start) encloses no region of its own, and the
 // band is what the next step's contour can reach. The collision pipeline
-// skips the cloth–cloth pairs of two tangled faces (Cloth.Tangled), so
-// that the surfaces can pass back through each other where they cross,
-// and keeps every other pair, so that untangling makes no new crossing
-// elsewhere.
+// skips the cloth–cloth pairs of two tangled faces of one contour
+// (Cloth.Tangled, Cloth.Contour; untangle_contours.go), so that the
+// surfaces can pass back through each other where they cross, and keeps
+// every other pair, so that untangling makes no new crossing elsewhere.
 //
 // Decision, and its known weakness: within the band two sheets resting
 // on each other lose their repulsion and can sink through each other, so
@@ -99,6 +99,11 @@ type Untangler struct {
 	faces  []uint8     // per face slot: 0, Band or Crossing
 	verts  []bool      // per vertex slot: a corner of a tangled face
 	length float64
+
+	contour []int32 // per face slot: its contour (Contour), −1 for none
+	comp    []int32 // contours' scratch: per face slot, a pair through it
+	up      []int32 // contours' union–find over the pairs
+	vlabel  []int32 // contours' scratch: per vertex slot, a contour
 }
 
 // Find finds the pairs of live faces of the cloth (x; tris: 3 vertex slots
@@ -114,6 +119,7 @@ func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 	u.grad = buf.Grow(u.grad, len(x))
 	u.faces = buf.Grow(u.faces, len(tris))
 	u.verts = buf.Grow(u.verts, len(x))
+	u.contour = u.contour[:0]
 	if !faceGrid(&u.g, x, tris, nil) {
 		clear(u.grad)
 		clear(u.faces)
@@ -145,6 +151,11 @@ func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 		u.length += pairGradient(x, tris[p[0]], tris[p[1]], u.grad)
 	}
 	u.flag(tris)
+	u.contour = buf.Grow(u.contour, len(tris))
+	for i := range u.contour {
+		u.contour[i] = -1
+	}
+	u.contours(tris)
 	return len(u.pairs)
 }
 
@@ -230,6 +241,16 @@ const (
 	Band     uint8 = 1 // within Untangler.Rings rings of a crossing face
 	Crossing uint8 = 2 // in a pair of faces that cross
 )
+
+// Contour returns per face slot of the last Find the contour (numbered
+// from 0 in each Find) of a tangled face, −1 for an untangled one; nil
+// when nothing crosses. See untangle_contours.go.
+func (u *Untangler) Contour() []int32 {
+	if len(u.contour) == 0 {
+		return nil
+	}
+	return u.contour
+}
 
 // Verts returns per vertex slot whether it is a corner of a tangled face.
 func (u *Untangler) Verts() []bool { return u.verts }
