@@ -20,7 +20,7 @@ func setCmd(k Block, b Blocks) Command {
 // published publishes l's state (the loop is not running) and returns
 // the snapshot.
 func published(l *Loop) *Snapshot {
-	l.publish(0)
+	l.publish(false)
 	return l.Snapshots().Acquire()
 }
 

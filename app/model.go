@@ -51,8 +51,10 @@ type Model interface {
 	// Surface writes the surface to draw and pick into dst (Surface,
 	// Slot, DenseOf, Lo, Hi, Pins, the obstacles with ObstacleGen and,
 	// where the model draws a finer surface, Detail), reusing dst's
-	// slices, and returns its statistics.
-	Surface(dst *Snapshot) SurfaceInfo
+	// slices, and returns its statistics. With reuse, a model may keep
+	// the curvature of its last call where the mesh's faces are the
+	// same (Loop.publish: the viewer has not drawn that one yet).
+	Surface(dst *Snapshot, reuse bool) SurfaceInfo
 	// MoveObstacle moves the user offset of obstacle i (its index in the
 	// scene's "obstacles" list) at once towards offset, m: the viewer's
 	// drag while paused. It stops where the obstacle would reach the cloth

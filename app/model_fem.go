@@ -2,6 +2,7 @@ package app
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"drape/sim/adapt"
@@ -20,8 +21,10 @@ type femModel struct {
 
 	ws    geom.CurvatureWorkspace
 	disp  geom.DisplayWorkspace
-	curv  []float64 // raw mean curvature per slot
-	dcurv []float64 // display mean curvature per slot
+	curv  []float64  // raw mean curvature per slot
+	dcurv []float64  // display mean curvature per slot
+	dTris [][3]int32 // the faces dcurv was computed on (Surface's reuse)
+	p98   float32    // the CurvAbsP98 of dcurv
 	nrm   []geom.Vec3
 	absH  []weighted
 	pins  []ModelPin
@@ -134,25 +137,31 @@ func (f *femModel) PinEdit(v int32, target geom.Vec3, remove bool) (scene.PinSpe
 // vertices numbered densely in slot order, with the display mean curvature
 // (geom.DisplayCurvature: Meyer et al. 2003's H averaged over σ =
 // geom.DisplaySpread·√A of the cloth) and area-weighted normals. It runs
-// on the simulation goroutine after every step: BenchmarkSnapshot
-// measures about 0.5 ms for hanging (1 800 triangles, a 7 ms step) and
-// 6–7 ms for curtain (22 140 triangles, a 150 ms step) on 2 cores, a few
-// percent of a step, so curvature need not be computed less often or on
-// the render thread. Of the curtain's, DisplayCurvature takes about what
-// MeanCurvature does (1–2 ms); the colour range's weightedPercentile
+// on the simulation goroutine after every step. Of the curtain's, DisplayCurvature takes about what
+// MeanCurvature does; the colour range's weightedPercentile
 // selects rather than sorts, since the smoothed field has as many distinct
 // values as vertices (sorting them took 2.8 ms; the raw H of the flat
 // starting curtain had 248). The FEM cloth draws the surface it
 // simulates: Detail stays empty.
-func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
+//
+// With reuse, and the mesh's faces what they were at the last call that
+// computed the curvature, that curvature (and its percentile) is drawn
+// again (Loop.publish). BenchmarkSnapshot, 2 cores, 2026-11-29: hanging
+// (1 800 triangles, a step of about 1.5–7 ms) 0.40 ms, 0.10 ms with
+// reuse; curtain (22 140 triangles) 3.45 ms, 1.06 ms with reuse.
+func (f *femModel) Surface(dst *Snapshot, reuse bool) SurfaceInfo {
 	s := f.sim
 	m := s.Mesh
 	nslots := len(m.Pos)
-	f.curv = buf.Grow(f.curv, nslots)
 	f.nrm = buf.Grow(f.nrm, nslots)
-	f.dcurv = buf.Grow(f.dcurv, nslots)
-	f.ws.MeanCurvature(m, f.curv)
-	f.disp.DisplayCurvature(m, f.curv, 0, f.dcurv)
+	fresh := !reuse || len(f.dcurv) != nslots || !slices.Equal(f.dTris, m.Tris)
+	if fresh {
+		f.curv = buf.Grow(f.curv, nslots)
+		f.dcurv = buf.Grow(f.dcurv, nslots)
+		f.ws.MeanCurvature(m, f.curv)
+		f.disp.DisplayCurvature(m, f.curv, 0, f.dcurv)
+		f.dTris = append(f.dTris[:0], m.Tris...)
+	}
 	f.ws.VertexNormals(m, f.nrm)
 
 	dst.Pos, dst.Normal, dst.Curv, dst.Rest = dst.Pos[:0], dst.Normal[:0], dst.Curv[:0], dst.Rest[:0]
@@ -176,7 +185,9 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 		dst.Rest = append(dst.Rest, float32(m.Rest[i].X), float32(m.Rest[i].Y))
 		h := float32(f.dcurv[i])
 		dst.Curv = append(dst.Curv, h)
-		f.absH = append(f.absH, weighted{float32(math.Abs(float64(h))), float32(s.Mass(i))})
+		if fresh {
+			f.absH = append(f.absH, weighted{float32(math.Abs(float64(h))), float32(s.Mass(i))})
+		}
 		for k := range 3 {
 			lo[k] = min(lo[k], pf[k])
 			hi[k] = max(hi[k], pf[k])
@@ -206,7 +217,10 @@ func (f *femModel) Surface(dst *Snapshot) SurfaceInfo {
 	if now := time.Now(); now.Sub(f.tangledWhen) >= tangledEvery {
 		f.tangled, f.tangledWhen = contact.IntersectingPairs(m.Pos, m.Tris), now
 	}
-	return SurfaceInfo{CurvAbsP98: weightedPercentile(f.absH, 0.98), Tangled: f.tangled}
+	if fresh {
+		f.p98 = weightedPercentile(f.absH, 0.98)
+	}
+	return SurfaceInfo{CurvAbsP98: f.p98, Tangled: f.tangled}
 }
 
 // pinShown is where the viewer draws pin p: where the person put it (its

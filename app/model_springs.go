@@ -111,7 +111,7 @@ func (m *springsModel) PinEdit(int32, geom.Vec3, bool) (scene.PinSpec, bool) {
 // the deepest subdivision layer of each triangle's vertices as its
 // FaceGen, so that the wireframe coloured by generation shows the layers.
 // Mean curvature is not computed (Curv is 0): the grid has no geom.Mesh.
-func (m *springsModel) Surface(dst *Snapshot) SurfaceInfo {
+func (m *springsModel) Surface(dst *Snapshot, _ bool) SurfaceInfo {
 	c := m.c
 	c.Surface(&m.surf)
 	s := &m.surf

@@ -145,7 +145,7 @@ func TestSpringsSurfaceLayers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l.publish(0)
+	l.publish(false)
 	s := l.Snapshots().Acquire()
 	checkSnapshot(t, s)
 	depth := s.Springs.Counts.Depth

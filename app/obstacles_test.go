@@ -134,7 +134,7 @@ func TestObstacleSnapshotCheap(t *testing.T) {
 	l := newTestLoop(t, filepath.Join("testdata", "sphere-push.json"), true)
 	gen := l.Snapshots().Acquire().ObstacleGen
 	for range 6 {
-		l.publish(0)
+		l.publish(false)
 	}
 	f := l.s.(*femModel)
 	fill := func() {
@@ -151,7 +151,7 @@ func TestObstacleSnapshotCheap(t *testing.T) {
 	if err := l.s.MoveObstacle(0, geom.Vec3{X: 0.25}); err != nil {
 		t.Fatal(err)
 	}
-	l.publish(0)
+	l.publish(false)
 	s := l.Snapshots().Acquire()
 	if s.ObstacleGen == gen || math.Abs(float64(s.Obstacles[0].Center[0])-0.25) > 1e-3 || s.Obstacles[0].Offset[0] != 0.25 {
 		t.Errorf("after a move: gen %d → %d, ball centre %v, offset %v; want a new gen and the ball at x = 0.25", gen, s.ObstacleGen, s.Obstacles[0].Center, s.Obstacles[0].Offset)

@@ -134,6 +134,7 @@ type Loop struct {
 	err    string // why stepping stopped
 	epoch  uint64
 	seq    uint64
+	stale  bool // the last snapshot reused the curvature before it (publish)
 	now    func() time.Time
 	pace   pacer
 	rate   rateMeter
@@ -199,7 +200,7 @@ func NewLoop(o LoopOptions) (*Loop, error) {
 	if err := l.load(o.Scene); err != nil {
 		return nil, err
 	}
-	l.publish(0)
+	l.publish(false)
 	return l, nil
 }
 
@@ -277,7 +278,7 @@ func (l *Loop) Run(ctx context.Context) {
 		}
 		if !l.paused && l.gate != nil && l.gate.Hold(l, l.s.Time()) {
 			if dirty {
-				l.publish(0)
+				l.publish(false)
 			}
 			l.sleep(ctx, time.Hour) // the gate wakes the loop
 			continue
@@ -289,20 +290,25 @@ func (l *Loop) Run(ctx context.Context) {
 				continue
 			}
 			if dirty {
-				l.publish(0)
+				l.publish(false)
 			}
 			l.sleep(ctx, wait)
 			continue
 		}
 		if dirty {
-			l.publish(0)
+			l.publish(false)
 		}
 		l.sleep(ctx, time.Hour)
 	}
 }
 
-// sleep waits for d, a command or cancellation, whichever comes first.
+// sleep waits for d, a command or cancellation, whichever comes first,
+// after publishing in full a snapshot published with reused curvature
+// (publish).
 func (l *Loop) sleep(ctx context.Context, d time.Duration) {
+	if l.stale {
+		l.publish(false)
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -539,7 +545,7 @@ func (l *Loop) step() {
 		if errors.Is(err, cloth.ErrUnstable) {
 			l.err = "Stopped: " + err.Error() + ". Lower Δt or raise damping, then Reset."
 		}
-		l.publish(0)
+		l.publish(false)
 		return
 	}
 	l.last = st
@@ -552,16 +558,25 @@ func (l *Loop) step() {
 		l.paused, l.pauseAt = true, 0
 	}
 	l.rate.add(l.now(), l.s.Time())
-	l.publish(st.Total())
+	l.publish(!l.buf.Taken())
 }
 
 // publish fills the writable snapshot from the simulation and publishes
 // it.
-func (l *Loop) publish(_ time.Duration) {
+//
+// reuse lets the model keep the display curvature of its last surface
+// (Model.Surface) when the viewer has not taken the last snapshot, so
+// that a simulation stepping faster than the viewer draws spends the
+// curvature's time only on the snapshots that are drawn; the colours then
+// lag the shape by at most the one frame the viewer was drawing. A
+// snapshot so published is made again in full before the loop sleeps
+// (refresh), so that a paused or held simulation shows its own colours.
+func (l *Loop) publish(reuse bool) {
 	t0 := time.Now()
 	dst := l.buf.Writable()
 	l.seq++
-	l.fill(dst)
+	l.stale = reuse
+	l.fill(dst, reuse)
 	dst.Stats.Snapshot = time.Since(t0)
 	l.buf.Publish()
 	if l.gate != nil {
@@ -571,10 +586,10 @@ func (l *Loop) publish(_ time.Duration) {
 
 // fill writes the simulation's state into dst, reusing its slices: the
 // model's surface (Model.Surface), parameter blocks and statistics.
-func (l *Loop) fill(dst *Snapshot) {
+func (l *Loop) fill(dst *Snapshot, reuse bool) {
 	s := l.s
 	dst.Springs = SpringsInfo{} // set by the springs model's Surface
-	surf := s.Surface(dst)
+	surf := s.Surface(dst, reuse)
 	dst.Seq, dst.Epoch, dst.Scene, dst.Camera, dst.ClothColor = l.seq, l.epoch, l.scene.Name, l.scene.Camera, l.scene.ClothColor
 	dst.Material, dst.Source = l.scene.Material, l.source
 	dst.Blocks = s.Blocks()

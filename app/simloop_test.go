@@ -2,6 +2,7 @@ package app
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -384,5 +385,54 @@ func TestLoopBusy(t *testing.T) {
 	clock = clock.Add(3 * time.Second)
 	if b := l.Busy(); b != 3*time.Second {
 		t.Errorf("Busy 3 s into a step: got=%v, want=3s", b)
+	}
+}
+
+// TestPublishReusesCurvature: a step whose last snapshot the viewer has
+// not taken publishes the curvature of the one before (Loop.publish,
+// femModel.Surface's reuse) with the new positions; a step after the
+// viewer took it, and the snapshot made before the loop sleeps, carry the
+// curvature of their own state.
+func TestPublishReusesCurvature(t *testing.T) {
+	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: "hanging", Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := l.s.(*femModel)
+	for range 30 { // the sheet swings: its curvature changes step to step
+		l.step()
+		l.buf.Acquire()
+	}
+	fresh := func() []float32 { // the curvature of the state now, computed anew
+		var tmp Snapshot
+		f.Surface(&tmp, false)
+		return tmp.Curv
+	}
+	l.step() // taken before: computed
+	a := fresh()
+	l.step() // not taken: reused
+	if !l.stale {
+		t.Fatal("the second step's publish did not reuse the curvature")
+	}
+	b := l.buf.Acquire()
+	got := slices.Clone(b.Curv)
+	if !slices.Equal(got, a) {
+		t.Errorf("the reusing snapshot's curvature is not the step before's")
+	}
+	if now := fresh(); slices.Equal(now, a) {
+		t.Fatal("the curvature did not change in a step: the test tests nothing")
+	} else {
+		l.step() // taken: computed
+		if c := l.buf.Acquire(); l.stale || !slices.Equal(c.Curv, fresh()) {
+			t.Errorf("after the viewer took the last snapshot, the next one's curvature is not its own")
+		}
+	}
+	l.step()
+	l.step() // not taken: reused
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	l.sleep(ctx, time.Hour) // the loop going idle publishes in full
+	if d := l.buf.Acquire(); l.stale || !slices.Equal(d.Curv, fresh()) {
+		t.Errorf("the snapshot published before sleeping does not carry its own curvature")
 	}
 }

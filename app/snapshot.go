@@ -249,6 +249,14 @@ func (b *SnapshotBuffer) Publish() {
 	b.mu.Unlock()
 }
 
+// Taken reports whether the reader has acquired the latest snapshot
+// (true before the first Publish). Safe from any goroutine.
+func (b *SnapshotBuffer) Taken() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.fresh
+}
+
 // Acquire returns the latest complete snapshot. The previous one returned
 // must no longer be used.
 func (b *SnapshotBuffer) Acquire() *Snapshot {

@@ -199,7 +199,7 @@ func TestSnapshotCompaction(t *testing.T) {
 		l.s = newFEMModel(sim)
 	}
 	rebuild()
-	l.publish(0)
+	l.publish(false)
 	s := l.Snapshots().Acquire()
 	checkSnapshot(t, s)
 	if s.NumVerts() <= 961 || s.NumTris() <= 1800 {
@@ -222,7 +222,7 @@ func TestSnapshotCompaction(t *testing.T) {
 		}
 	}
 	rebuild()
-	l.publish(0)
+	l.publish(false)
 	s = l.Snapshots().Acquire()
 	checkSnapshot(t, s)
 	dead := 0
@@ -273,7 +273,8 @@ func waitFor(t *testing.T, l *Loop, what string, ok func(*Snapshot) bool) *Snaps
 }
 
 // BenchmarkSnapshot measures what the simulation goroutine adds to every
-// step: mean curvature, normals, compaction and the |H| percentile.
+// step: mean curvature, normals, compaction and the |H| percentile, and
+// without the curvature (reuse: the viewer had not drawn the last one).
 func BenchmarkSnapshot(b *testing.B) {
 	for _, scene := range []string{"hanging", "curtain"} {
 		l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: scene, Paused: true})
@@ -281,12 +282,14 @@ func BenchmarkSnapshot(b *testing.B) {
 			b.Fatal(err)
 		}
 		tris := l.s.(*femModel).sim.Mesh.NumTris()
-		b.Run("tris="+strconv.Itoa(tris), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				l.publish(0)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tris), "ns/triangle")
-		})
+		for _, reuse := range []bool{false, true} {
+			b.Run("tris="+strconv.Itoa(tris)+"/reuse="+strconv.FormatBool(reuse), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					l.publish(reuse)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tris), "ns/triangle")
+			})
+		}
 	}
 }
