@@ -15,25 +15,28 @@ import (
 // pixels are window coordinates of the last frame (origin top-left, y
 // down, screen units as xdotool and the cursor use).
 type State struct {
-	Scene     string     `json:"scene"`
-	Frames    int        `json:"frames"`      // frames rendered
-	Seq       uint64     `json:"seq"`         // snapshot drawn in the last frame
-	Time      float64    `json:"time"`        // simulated time, s
-	Steps     int        `json:"steps"`       // steps since the scene was (re)built
-	Vertices  int        `json:"vertices"`    // live vertices
-	Triangles int        `json:"triangles"`   // live triangles
-	Tangled   int        `json:"tangled"`     // intersecting pairs of cloth triangles sharing no vertex (Stats.Tangled)
-	Retried   int        `json:"retried"`     // steps the substep failsafe took again (Stats.Retried)
-	Finite    bool       `json:"finite"`      // the state stayed finite (no NaN/Inf, no blow-up)
-	Paused    bool       `json:"paused"`      // stepping was stopped
-	Error     string     `json:"error"`       // why stepping stopped, "" when healthy
-	GLErrors  int        `json:"gl_errors"`   // OpenGL errors reported during the run
-	Window    [2]float32 `json:"window"`      // window size, screen units
-	Dragged   int32      `json:"dragged"`     // vertex being dragged in the last frame, −1 for none
-	Pins      []PinState `json:"pins"`        // every pinned vertex, sorted by id
-	Messages  []string   `json:"messages"`    // errors and notices the UI showed
-	FPS       float64    `json:"fps"`         // render frames per second, smoothed
-	StepsPerS float64    `json:"steps_per_s"` // simulation steps per wall second
+	Scene     string  `json:"scene"`
+	Frames    int     `json:"frames"`    // frames rendered
+	Seq       uint64  `json:"seq"`       // snapshot drawn in the last frame
+	Time      float64 `json:"time"`      // simulated time, s
+	Steps     int     `json:"steps"`     // steps since the scene was (re)built
+	Vertices  int     `json:"vertices"`  // live vertices
+	Triangles int     `json:"triangles"` // live triangles
+	Tangled   int     `json:"tangled"`   // intersecting pairs of cloth triangles sharing no vertex (Stats.Tangled)
+	Retried   int     `json:"retried"`   // steps the substep failsafe took again (Stats.Retried)
+	Finite    bool    `json:"finite"`    // the state stayed finite (no NaN/Inf, no blow-up)
+	Paused    bool    `json:"paused"`    // stepping was stopped
+	Error     string  `json:"error"`     // why stepping stopped, "" when healthy
+	GLErrors  int     `json:"gl_errors"` // OpenGL errors reported during the run
+	// GLRenderer is the context's GL_RENDERER string, e.g. llvmpipe under
+	// Xvfb's Mesa or the GPU's name (tools/gpufps.sh).
+	GLRenderer string     `json:"gl_renderer"`
+	Window     [2]float32 `json:"window"`      // window size, screen units
+	Dragged    int32      `json:"dragged"`     // vertex being dragged in the last frame, −1 for none
+	Pins       []PinState `json:"pins"`        // every pinned vertex, sorted by id
+	Messages   []string   `json:"messages"`    // errors and notices the UI showed
+	FPS        float64    `json:"fps"`         // render frames per second, smoothed
+	StepsPerS  float64    `json:"steps_per_s"` // simulation steps per wall second
 	// MsPerStepMean is the mean wall time per step since the scene was
 	// (re)built, ms (Stats.StepMean).
 	MsPerStepMean float64 `json:"ms_per_step_mean"`

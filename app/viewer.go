@@ -342,6 +342,7 @@ func (v *viewer) state() State {
 	}
 	st.DraggedObstacle = v.in.Obstacle
 	st.StepBusy = v.loop.Busy().Seconds()
+	_, st.GLRenderer = v.win.GLVersion()
 	v.pairState(&st) // side by side: both runs
 	return st
 }
