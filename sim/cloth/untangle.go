@@ -27,6 +27,15 @@ type untangleState struct {
 	fails   int         // Failsafes at the last check
 	retry   int         // Retried at the last check
 	steps   int         // steps spent untangling
+
+	// Per contour, its rule (untangle_rules.go).
+	prev   []int32         // per face slot: its contour at the last check, −1 for none
+	record []contourRecord // per contour of the last check
+	spare  []contourRecord // contourRules' scratch: the records of this check
+	count  []int           // contourRules' scratch: crossing pairs per contour
+	pred   []int32         // contourRules' scratch: per contour, the last check's that shares most faces
+	share  []int32         // contourRules' scratch: how many
+	votes  [][2]int32      // contourRules' scratch: (contour, last check's contour) per face
 }
 
 // untangleEvery is the interval, in (sub)steps, of the check for
@@ -85,8 +94,9 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     velocity g·untangleSpeed/max(1, |g|), and hands the collision stages the
 //     tangled faces (one ring round the crossing ones) and their
 //     contours (contact.Untangler.Contour); the collision phase skips
-//     the pairs of two tangled faces of one contour, so that the
-//     surfaces can move back through each other there. Pairs with every
+//     the pairs of two tangled faces of one contour (only those with a
+//     crossing face, for a contour that has grown: contourRules), so
+//     that the surfaces can move back through each other there. Pairs with every
 //     other face, and with the obstacles, are kept: the correction and the pass-through
 //     make no crossing outside the band, and the collision phase's CCD
 //     sees the corrected velocities.
@@ -124,6 +134,7 @@ func (s *Sim) untangle() {
 	}
 	if !c.p.SelfCollision {
 		un.active, un.faces = false, un.faces[:0]
+		un.prev, un.record = un.prev[:0], un.record[:0]
 		return
 	}
 	if !un.active && s.commits < un.next && c.failsafes == un.fails && s.retried == un.retry {
@@ -146,6 +157,7 @@ func (s *Sim) untangle() {
 	}
 	if un.u.Find(m.Pos, un.tris) == 0 {
 		un.active, un.faces = false, un.faces[:0]
+		un.prev, un.record = un.prev[:0], un.record[:0]
 		un.next = s.commits + untangleEvery
 		return
 	}
@@ -153,6 +165,7 @@ func (s *Sim) untangle() {
 	un.steps++
 	un.faces = append(un.faces[:0], un.u.Faces()...)
 	un.contour = append(un.contour[:0], un.u.Contour()...)
+	un.contourRules()
 	un.corr = buf.Keep(un.corr, len(m.Pos))
 	for v, g := range un.u.Gradient() {
 		if s.invMass[v] == 0 || !m.VertAlive[v] {

@@ -134,14 +134,14 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 // other, skipping primitives that share a vertex (adjacent ones), and in
 // the zone passes the primitives inside one impact zone (its projection
 // keeps them apart), and nothing between two tangled faces of one
-// contour (Cloth.Tangled, Cloth.Contour). Each primitive pair is first
+// contour but two Rim faces (Cloth.Tangled, Cloth.Contour). Each primitive pair is first
 // culled by the per-point boxes of detect (s.plo, s.phi: x^n, and x^n + d for CCD, grown by half
 // the pad, h/2 or δ/2; the triangles' grid boxes s.self carry h/2 or δ):
 // most triangle pairs of a smooth sheet are neighbours whose primitives
 // are far apart, and the positions are loaded only for the pairs that
 // pass. It returns what narrowBody returns.
 func (s *Solver) narrowSelf(out *[]pair, f, g int32) float64 {
-	if tg, ct := s.c.Tangled, s.c.Contour; tg != nil && tg[f] != 0 && tg[g] != 0 && (ct == nil || ct[f] == ct[g]) {
+	if tg, ct := s.c.Tangled, s.c.Contour; tg != nil && tg[f] != 0 && tg[g] != 0 && (ct == nil || ct[f] == ct[g]) && (tg[f] != Rim || tg[g] != Rim) {
 		return math.Inf(1) // tangled, one contour: they pass through (untangle.go)
 	}
 	dmin := math.Inf(1)

@@ -25,11 +25,11 @@ type Cloth struct {
 	V       []geom.Vec3 // v^{n+½} on input; the collision-free velocity on output (x^{n+1} = x^n + Δt·V), m/s
 	InvMass []float64   // 1/m per slot, 1/kg; 0 = kinematic (pinned: it moves with its V and nothing pushes it)
 	Tris    [][3]int32  // face slots; t[0] < 0 marks a free slot (geom.Mesh convention)
-	// Tangled, per face slot, may be nil: Crossing, Band or 0
-	// (Untangler.Faces). The cloth–cloth pairs of two flagged faces (of
-	// one contour, when Contour is set) are not tested, so that the
-	// surfaces can pass back through each other where they cross
-	// (untangle.go).
+	// Tangled, per face slot, may be nil: Crossing, Band, Rim or 0
+	// (Untangler.Faces; Rim set by the caller). The cloth–cloth pairs of
+	// two flagged faces (of one contour, when Contour is set) other than
+	// two Rim faces are not tested, so that the surfaces can pass back
+	// through each other where they cross (untangle.go).
 	Tangled []uint8
 	// Contour, per face slot, may be nil: the contour of a tangled face
 	// (Untangler.Contour). When it is set, two tangled faces pass

@@ -75,7 +75,9 @@ import (
 // in all nine, but then the tangled start of scene/testdata/tangled.json
 // stalled at 2–4 pairs for 3 s, where the whole band has to pass through.
 // Both flags are kept apart (Crossing, Band) for a caller that chooses
-// the other rule.
+// the other rule: cloth.Sim chooses per contour, by whether it grows
+// (cloth/untangle_rules.go), and marks the ring faces of a contour under
+// the crossing-only rule Rim.
 
 // gradClamp bounds |E·u|/|n̂·E|, the normal term of an end point's
 // gradient (see the file comment).
@@ -240,6 +242,11 @@ func (u *Untangler) Faces() []uint8 { return u.faces }
 const (
 	Band     uint8 = 1 // within Untangler.Rings rings of a crossing face
 	Crossing uint8 = 2 // in a pair of faces that cross
+	// Rim is a Band face that keeps its collisions with the other Rim
+	// faces of its contour: only pairs with a Crossing face pass. Find
+	// never sets it; a caller that chooses the crossing-only rule for a
+	// contour (cloth.Sim's untangle) sets it in Cloth.Tangled.
+	Rim uint8 = 4
 )
 
 // Contour returns per face slot of the last Find the contour (numbered
