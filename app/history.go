@@ -39,6 +39,12 @@ import (
 // its parameters, pin edits and obstacle offsets), from its start.
 // Reset itself is not a step: it edits no setting. Save scene writes the
 // values in force and leaves the history as it is.
+//
+// Side by side, each run keeps its own history. An entry keeps its
+// gesture as its id, by which the pair undoes the person's last step in
+// the runs that have it (Command.Only, sideBySide.nextStep), and the
+// other run's copy of an Adaptivity edit is a step that changes nothing
+// (Command.Mirror), so that both histories hold it.
 
 // historyCap is the most steps the history keeps; older ones are
 // forgotten.
@@ -60,7 +66,11 @@ type pinState struct {
 	on       bool
 	target   geom.Vec3 // m: the goal of a pin without a path, the path's target now of one with
 	scripted bool
-	edit     *scene.PinSpec // Loop.pinEdits' entry for the vertex; nil for none
+	// anchor and path are a scripted pin's (pathPinner), which undo
+	// puts back; path is nil for a fixed pin or a model without paths.
+	anchor geom.Vec3
+	path   *cloth.Path
+	edit   *scene.PinSpec // Loop.pinEdits' entry for the vertex; nil for none
 }
 
 // sceneState is a scene to build and what it was loaded from
@@ -77,6 +87,9 @@ type change struct {
 	name  string      // changeObstacle: the obstacle's name
 	index int32       // changePin: the vertex; changeObstacle: the obstacle's index in the scene
 	at    *[2]float64 // changePin: the vertex's material coordinates, nil where the model has none
+	// mirror marks side by side's copy of an edit of the other run
+	// (Command.Mirror): a step even when it changes nothing.
+	mirror bool
 
 	before, after changeValue
 }
@@ -99,6 +112,7 @@ func (c *change) same(d *change) bool {
 // the after becomes d's. Block changes may set different blocks: each
 // block keeps its first before and takes its last after.
 func (c *change) merge(d *change) {
+	c.mirror = c.mirror || d.mirror
 	if c.kind == changeBlocks {
 		c.before.blocks = d.before.blocks.With(c.before.blocks)
 		c.after.blocks = c.after.blocks.With(d.after.blocks)
@@ -109,7 +123,7 @@ func (c *change) merge(d *change) {
 
 // noop reports whether c changes nothing.
 func (c *change) noop() bool {
-	return c.kind != changeScene && reflect.DeepEqual(c.before, c.after)
+	return c.kind != changeScene && !c.mirror && reflect.DeepEqual(c.before, c.after)
 }
 
 // label names c for the Undo and Redo buttons' tooltips.
@@ -139,6 +153,7 @@ func (c *change) label() string {
 // order made.
 type entry struct {
 	gesture uint64 // Command.Gesture of its commands; 0 once undone, so that nothing merges into it again
+	id      uint64 // Command.Gesture of its commands, kept: side by side names the step to undo by it (Command.Only)
 	changes []change
 	label   string
 }
@@ -183,16 +198,20 @@ type HistoryInfo struct {
 	Redo      int    `json:"redo"`       // steps that can be redone
 	UndoLabel string `json:"undo_label"` // the step Undo undoes, "" when none
 	RedoLabel string `json:"redo_label"` // the step Redo redoes, "" when none
+
+	// undoStep and redoStep are the ids (entry.id) of those steps, for
+	// side by side (sideBySide.nextStep).
+	undoStep, redoStep uint64
 }
 
 // info returns the history's HistoryInfo.
 func (h *history) info() HistoryInfo {
 	i := HistoryInfo{Undo: len(h.undo), Redo: len(h.redo)}
 	if n := len(h.undo); n > 0 {
-		i.UndoLabel = h.undo[n-1].label
+		i.UndoLabel, i.undoStep = h.undo[n-1].label, h.undo[n-1].id
 	}
 	if n := len(h.redo); n > 0 {
-		i.RedoLabel = h.redo[n-1].label
+		i.RedoLabel, i.redoStep = h.redo[n-1].label, h.redo[n-1].id
 	}
 	return i
 }
@@ -220,7 +239,7 @@ func (h *history) record(g uint64, c change) {
 	if c.noop() {
 		return
 	}
-	e := entry{gesture: g, changes: []change{c}}
+	e := entry{gesture: g, id: g, changes: []change{c}}
 	e.label = e.describe()
 	h.undo = append(h.undo, e)
 	h.redo = nil
@@ -296,7 +315,7 @@ func (s gestureSink) Send(c Command) {
 
 // setBlocks sets the blocks b holds (Model.SetBlocks) and records the
 // change of those blocks under gesture g.
-func (l *Loop) setBlocks(b Blocks, g uint64) error {
+func (l *Loop) setBlocks(b Blocks, g uint64, mirror bool) error {
 	before := l.s.Blocks().Only(b.Held)
 	if b.Has(BlockAdapt) && !before.Has(BlockAdapt) {
 		// A scene without adaptivity: it holds no adaptivity settings,
@@ -309,7 +328,7 @@ func (l *Loop) setBlocks(b Blocks, g uint64) error {
 		return err
 	}
 	after := l.s.Blocks().Only(b.Held)
-	l.hist.record(g, change{kind: changeBlocks, before: changeValue{blocks: before}, after: changeValue{blocks: after}})
+	l.hist.record(g, change{kind: changeBlocks, mirror: mirror, before: changeValue{blocks: before}, after: changeValue{blocks: after}})
 	return nil
 }
 
@@ -329,6 +348,9 @@ func (l *Loop) pinNow(v int32) pinState {
 	for _, q := range l.s.Pins() {
 		if q.Vertex == v {
 			p = pinState{on: true, target: q.Target, scripted: q.Scripted}
+			if pp, ok := l.s.(pathPinner); ok && q.Scripted {
+				p.anchor, p.path = pp.PinPath(v)
+			}
 			break
 		}
 	}
@@ -400,8 +422,12 @@ func (l *Loop) rebuilt() {
 }
 
 // undo undoes the last step, its changes in reverse order, and says so
-// (an Event).
-func (l *Loop) undo() {
+// (an Event). With only, it undoes nothing unless the last step is the
+// one of gesture id (Command.Only).
+func (l *Loop) undo(only bool, id uint64) {
+	if n := len(l.hist.undo); only && (n == 0 || l.hist.undo[n-1].id != id) {
+		return
+	}
 	e, ok := moveLast(&l.hist.undo, &l.hist.redo)
 	if !ok {
 		l.emit(Event{Info: "nothing to undo"})
@@ -415,8 +441,12 @@ func (l *Loop) undo() {
 	l.announce("undid", e.label, errs)
 }
 
-// redo redoes the step undone last, its changes in order.
-func (l *Loop) redo() {
+// redo redoes the step undone last, its changes in order; with only, as
+// undo.
+func (l *Loop) redo(only bool, id uint64) {
+	if n := len(l.hist.redo); only && (n == 0 || l.hist.redo[n-1].id != id) {
+		return
+	}
 	e, ok := moveLast(&l.hist.redo, &l.hist.undo)
 	if !ok {
 		l.emit(Event{Info: "nothing to redo"})
@@ -463,9 +493,16 @@ func (l *Loop) applyChange(c *change, v changeValue) error {
 				return fmt.Errorf("vertex %d is gone", c.index)
 			}
 		}
-		if !p.on {
+		pp, paths := l.s.(pathPinner)
+		switch {
+		case !p.on:
 			l.s.Unpin(c.index)
-		} else {
+		case p.path != nil && paths:
+			// Back on its path, from where the vertex is.
+			if err := pp.RepinPath(c.index, p.anchor, p.path); err != nil {
+				return err
+			}
+		default:
 			if vp, ok := l.s.(vertexPositioner); ok && !l.pinNow(c.index).on {
 				if x, ok := vp.VertexPos(c.index); ok {
 					if err := l.s.Pin(c.index, x); err != nil {

@@ -389,3 +389,67 @@ func TestHistoryObstacle(t *testing.T) {
 		t.Errorf("a failed move became a step: %+v", i)
 	}
 }
+
+// TestHistoryScriptedPin: on fold, whose top row follows a path, a
+// scripted pin removed, or dragged (which makes it fixed), and the step
+// undone follows its path again: after gliding back from where its
+// vertex went, its target is the path's, and the saved scene is the
+// scene's; redone, it is removed or fixed again.
+func TestHistoryScriptedPin(t *testing.T) {
+	l := newTestLoop(t, "fold", true)
+	sim := l.s.(*femModel).sim
+	saved0 := l.SavedScene(nil)
+	var orig cloth.Pin
+	for _, p := range sim.Pins() {
+		if p.Path != nil {
+			orig = p
+			break
+		}
+	}
+	if orig.Path == nil {
+		t.Fatal("fold has no scripted pin")
+	}
+	v := orig.Vertex
+	steps := func(n int) {
+		for range n {
+			l.step()
+		}
+	}
+	onPath := func(what string) {
+		t.Helper()
+		p, ok := pinOf(l, v)
+		if !ok || !p.Scripted {
+			t.Fatalf("%s: vertex %d pinned %v, scripted %v; want on its path", what, v, ok, p.Scripted)
+		}
+		steps(60) // the glide back: at 3 m/s, well under 0.3 s
+		p, _ = pinOf(l, v)
+		if want := orig.Anchor.Add(orig.Path.At(sim.Time)); p.Target.Sub(want).Norm() > 1e-9 {
+			t.Errorf("%s: at t = %.3f s the pin's target is %v, want its path's %v", what, sim.Time, p.Target, want)
+		}
+		if got := l.SavedScene(nil); !reflect.DeepEqual(got.Pins, saved0.Pins) {
+			t.Errorf("%s: saved pins got=%+v, want=%+v", what, got.Pins, saved0.Pins)
+		}
+	}
+	steps(20)
+	applyAll(l, Command{Kind: CmdUnpin, Vertex: v, Gesture: 1})
+	steps(40) // the vertex falls away from its path
+	applyAll(l, Command{Kind: CmdUndo})
+	onPath("undo of the unpin")
+	applyAll(l, Command{Kind: CmdRedo})
+	if _, ok := pinOf(l, v); ok {
+		t.Errorf("redo of the unpin: vertex %d still pinned", v)
+	}
+	applyAll(l, Command{Kind: CmdUndo})
+	onPath("undo of the unpin, again")
+
+	x, _ := l.s.(vertexPositioner).VertexPos(v)
+	applyAll(l, Command{Kind: CmdMovePin, Vertex: v, Target: x.Add(geom.Vec3{Y: 0.05}), Gesture: 2},
+		Command{Kind: CmdMovePin, Vertex: v, Target: x.Add(geom.Vec3{Y: 0.1}), Gesture: 2})
+	steps(40)
+	applyAll(l, Command{Kind: CmdUndo})
+	onPath("undo of the pin's drag")
+	applyAll(l, Command{Kind: CmdRedo})
+	if p, ok := pinOf(l, v); !ok || p.Scripted {
+		t.Errorf("redo of the pin's drag: got %+v (pinned %v), want a fixed pin", p, ok)
+	}
+}

@@ -21,9 +21,13 @@ func (u *uiState) releaseGesture() {
 func anyItemActive() bool { return imgui.IsAnyItemActive() }
 
 // historyButtons draws Undo and Redo, greyed out when there is nothing
-// to undo or redo, with a tooltip naming the step.
+// to undo or redo, with a tooltip naming the step; side by side, the
+// step they change back in both runs.
 func (u *uiState) historyButtons(s *Snapshot, a *uiAction) {
 	h := &s.History
+	if u.pair != nil {
+		h = &u.pair.history
+	}
 	button := func(label, key, what, none string, n int) bool {
 		// imgui-go v4 leaves BeginDisabled out (beta in Dear ImGui
 		// 1.85): the item flag disables the button, the alpha greys it.

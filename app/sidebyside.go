@@ -240,9 +240,17 @@ func (g *lockGate) setLocked(on bool) {
 // times returns both runs' simulated times as last published and the
 // left run's time step, s.
 func (g *lockGate) times() (t [2]float64, dt float64) {
+	t, dt, _ = g.timeline()
+	return t, dt
+}
+
+// timeline returns times' values and the epoch (Snapshot.Epoch) of each
+// run's time: both runs rebuild alike (Reset, a scene loaded), so their
+// epochs differ while one has rebuilt and the other not yet.
+func (g *lockGate) timeline() (t [2]float64, dt float64, epoch [2]uint64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.t, g.dt[sideLeft]
+	return g.t, g.dt[sideLeft], g.epoch
 }
 
 // restDiagonal returns the diagonal of the bounds of the material
@@ -447,13 +455,17 @@ func hasVertex(k CmdKind) bool {
 	return false
 }
 
-// timed reports whether a command of kind k is an edit that a locked pair
-// applies at the same simulated time in both runs (Command.At); the
-// others (pause, step, reset, loading, speed, saving, undo) act at once.
-func timed(k CmdKind) bool {
-	switch k {
-	case CmdPin, CmdUnpin, CmdMovePin, CmdDrag, CmdRelease, CmdMoveObstacle, CmdSetBlocks:
+// timed reports whether c is a command that a locked pair applies at the
+// same simulated time in both runs (Command.At): the edits, undo and
+// redo (which keep their order behind the edits held), and pausing (both
+// runs pause at the same time, not a step apart); the others (resuming,
+// step, reset, loading, speed, saving) act at once.
+func timed(c Command) bool {
+	switch c.Kind {
+	case CmdPin, CmdUnpin, CmdMovePin, CmdDrag, CmdRelease, CmdMoveObstacle, CmdSetBlocks, CmdUndo, CmdRedo:
 		return true
+	case CmdSetPaused:
+		return c.Paused
 	}
 	return false
 }
@@ -572,6 +584,14 @@ func newPair(o pairOptions, wg *sync.WaitGroup) (*sideBySide, error) {
 		p.loops[i] = l
 	}
 	p.gate.loops = p.loops
+	// Each NewLoop published its first snapshot before the gate knew
+	// which run it was (both counted as the left one): record each run's
+	// start.
+	p.gate.mu.Lock()
+	for i, l := range p.loops {
+		p.gate.t[i], p.gate.dt[i], p.gate.epoch[i] = l.s.Time(), l.s.Dt(), l.epoch
+	}
+	p.gate.mu.Unlock()
 	if b := o.blocks.Without(BlockAdapt); b.Held != 0 {
 		for _, l := range p.loops {
 			l.Send(Command{Kind: CmdSetBlocks, Blocks: b})
@@ -667,11 +687,16 @@ func (s pairSink) Send(c Command) { s.p.send(s.from, c) }
 // vertex the other run has no counterpart of is sent to from only. The
 // adaptivity settings go to the run edited (p.edit); the other gets its
 // own settings again, so that both answer the same number of edits
-// (Snapshot.EditSeq, which the panels count) and keep their undo
-// histories in step. Saving writes the right run. The panels' edits that
-// are not the comparison's reach the single run too (primaryEdit). Locked and running, an
-// edit is held for the step after the one the run ahead is taking
-// (Command.At), which both reach: that is where both apply it.
+// (Snapshot.EditSeq, which the panels count), as a step of its history
+// that changes nothing (Command.Mirror), so that the two undo
+// histories stay in step; undo and redo go to the runs that have the
+// person's next step (nextStep). Saving writes the right run. The
+// panels' edits that are not the comparison's reach the single run too
+// (primaryEdit). Locked and running, an edit (and a pause, undo, redo:
+// timed) is held for the step after the one the run ahead is taking
+// (Command.At), which both reach: that is where both apply it; while one
+// run has rebuilt (Reset, a load) and the other not yet, it goes at
+// once.
 func (p *sideBySide) send(from int, c Command) {
 	cs := [2]*Command{{}, {}}
 	*cs[0], *cs[1] = c, c
@@ -688,19 +713,33 @@ func (p *sideBySide) send(from int, c Command) {
 	case c.Kind == CmdSetBlocks && c.Blocks.Has(BlockAdapt):
 		o := 1 - p.edit
 		a := p.adaptOf(o)
-		cs[o].Blocks.Adapt = a
+		cs[o].Blocks.Adapt, cs[o].Mirror = a, true
 		e := c.Blocks.Adapt
 		p.adaptSent[p.edit], p.adaptEpoch[p.edit] = &e, p.snaps[p.edit].Epoch
 		p.adaptSent[o], p.adaptEpoch[o] = &a, p.snaps[o].Epoch
 	case c.Kind == CmdSaveScene:
 		cs[sideLeft] = nil
+	case c.Kind == CmdUndo || c.Kind == CmdRedo:
+		if id, in, ok := p.nextStep(c.Kind == CmdRedo); ok && in != [2]bool{true, true} {
+			for i := range cs {
+				if in[i] {
+					cs[i].Only, cs[i].Gesture = true, id
+				} else {
+					cs[i] = nil
+				}
+			}
+		}
 	}
-	if p.gate.locked.Load() && timed(c.Kind) && !p.snaps[sideRight].Stats.Paused {
-		t, dt := p.gate.times()
-		at := max(t[0], t[1]) + dt
-		for _, cc := range cs {
-			if cc != nil {
-				cc.At = at
+	if p.gate.locked.Load() && timed(c) && !p.snaps[sideRight].Stats.Paused {
+		// Both runs on one timeline (the same epoch): the time both will
+		// reach. One rebuilt and the other not yet: at once, on the
+		// rebuilt simulations (dueCommands).
+		if t, dt, ep := p.gate.timeline(); ep[0] == ep[1] {
+			at := max(t[0], t[1]) + dt
+			for i, cc := range cs {
+				if cc != nil {
+					cc.At, cc.Epoch = at, ep[i]
+				}
 			}
 		}
 	}
@@ -712,6 +751,67 @@ func (p *sideBySide) send(from int, c Command) {
 	if sc, ok := primaryEdit(c); from < 0 && p.single != nil && ok {
 		p.single.Send(sc)
 	}
+}
+
+// nextStep returns the step the person's next undo (or, with redo, redo)
+// changes back, by its id (entry.id: the viewer's gesture ids grow), and
+// which runs have it, from this frame's snapshots: each run keeps its own
+// history, and an edit that went to one run only (a pin on a vertex the
+// other mesh has no counterpart of, or one the other run refused) is a
+// step of that run alone. The person's last step is the newest one either
+// run has (the larger id), the step to redo the one undone last (the
+// smaller). ok is false when neither run has one. The two histories
+// agree at the top (in both) in the common case; send then sends plain
+// undos, which also undo an edit the snapshots do not show yet.
+func (p *sideBySide) nextStep(redo bool) (id uint64, in [2]bool, ok bool) {
+	for i, s := range p.snaps {
+		h := &s.History
+		n, sid := h.Undo, h.undoStep
+		if redo {
+			n, sid = h.Redo, h.redoStep
+		}
+		if n == 0 {
+			continue
+		}
+		newer := sid > id // undo: the newest step; redo: the one undone last
+		if redo {
+			newer = sid < id
+		}
+		if !ok || newer {
+			id, in = sid, [2]bool{}
+		}
+		if sid == id {
+			in[i] = true
+		}
+		ok = true
+	}
+	return id, in, ok
+}
+
+// history returns what Undo and Redo change back in the pair (nextStep),
+// for the buttons and --state: the number of steps of the run with more,
+// and the label of the step (the right run's, unless only the left has
+// it or the right's is a mirror without one).
+func (p *sideBySide) history() HistoryInfo {
+	l, r := &p.snaps[sideLeft].History, &p.snaps[sideRight].History
+	h := HistoryInfo{Undo: max(l.Undo, r.Undo), Redo: max(l.Redo, r.Redo)}
+	label := func(redo bool) (string, uint64) {
+		id, in, ok := p.nextStep(redo)
+		if !ok {
+			return "", 0
+		}
+		ll, rl := l.UndoLabel, r.UndoLabel
+		if redo {
+			ll, rl = l.RedoLabel, r.RedoLabel
+		}
+		if in[sideRight] && rl != "" || !in[sideLeft] {
+			return rl, id
+		}
+		return ll, id
+	}
+	h.UndoLabel, h.undoStep = label(false)
+	h.RedoLabel, h.redoStep = label(true)
+	return h
 }
 
 // adaptOf returns the adaptivity settings of run i as last sent in its

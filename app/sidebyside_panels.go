@@ -48,6 +48,9 @@ type pairOverlay struct {
 	note   string
 	dist   pairDistance
 	distOK bool
+	// history is what the Undo and Redo buttons change back in both
+	// runs (sideBySide.history).
+	history HistoryInfo
 	// reserve is the width at the strip's right end left to the
 	// viewer's colour legend, window units.
 	reserve float32

@@ -1,8 +1,8 @@
 package app
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -268,56 +268,51 @@ func TestPairSend(t *testing.T) {
 	p.setLocked(true)
 	p.sink(-1).Send(setCmd(BlockParams, Blocks{Params: par}))
 	p.sink(-1).Send(Command{Kind: CmdSetPaused, Paused: true})
+	p.sink(-1).Send(Command{Kind: CmdStep})
 	gotL, gotR = queued(p.loops[sideLeft]), queued(p.loops[sideRight])
-	if len(gotL) != 2 || math.Abs(gotL[0].At-0.51) > 1e-12 || gotR[0].At != gotL[0].At || gotL[1].At != 0 {
-		t.Errorf("locked: got left %v, right %v; want the edit at t = 0.51 s in both, the pause at once", gotL, gotR)
+	if len(gotL) != 3 || len(gotR) != 3 || math.Abs(gotL[0].At-0.51) > 1e-12 || gotR[0].At != gotL[0].At || gotL[1].At != gotL[0].At || gotR[1].At != gotL[0].At || gotL[2].At != 0 || gotR[2].At != 0 {
+		t.Errorf("locked: got left %v, right %v; want the edit and the pause at t = 0.51 s in both, the step at once", gotL, gotR)
 	}
 }
 
 // TestLoopHoldsTimedCommands: a command with a time (Command.At) waits
-// until the simulation reaches it, and the edits sent after it wait
-// behind it, while commands without one (a step) pass.
+// until the running simulation reaches it, and the edits sent after it
+// wait behind it, while commands without one (a step) pass; a paused
+// loop, which will not reach the time, applies them at once.
 func TestLoopHoldsTimedCommands(t *testing.T) {
-	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: pairTestScene, Paused: true})
+	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: pairTestScene})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { l.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
 	s0 := l.Snapshots().Acquire()
-	dt := s0.Stats.Dt
+	dt, e0 := s0.Stats.Dt, s0.Blocks.Params.YoungX
 	p1, p2 := s0.Blocks.Params, s0.Blocks.Params
-	p1.YoungX, p2.YoungX = 2*s0.Blocks.Params.YoungX, 3*s0.Blocks.Params.YoungX
+	p1.YoungX, p2.YoungX = 2*e0, 3*e0
 	c1, c2 := setCmd(BlockParams, Blocks{Params: p1}), setCmd(BlockParams, Blocks{Params: p2})
 	c1.At, c2.At = 3*dt, dt // c2 due earlier, but sent after
 	l.Send(c1)
 	l.Send(c2)
-	step := func() *Snapshot {
-		want := l.Snapshots().Acquire().Stats.Steps + 1
-		l.Send(Command{Kind: CmdStep})
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			if s := l.Snapshots().Acquire(); s.Stats.Steps >= want {
-				time.Sleep(20 * time.Millisecond) // the publish after the commands that came due
-				return l.Snapshots().Acquire()
-			}
-		}
-		t.Fatalf("no step")
-		return nil
-	}
 	for k := 1; k <= 4; k++ {
-		s := step()
-		want := s0.Blocks.Params.YoungX
-		switch {
-		case k == 3:
-			want = p2.YoungX // both applied in order once t reached 3·dt
-		case k > 3:
-			want = p2.YoungX
+		tick(l)            // a turn of Run: the commands due, then a step
+		l.applyQueued(nil) // the next turn's commands, due at the new time
+		want := e0
+		if k >= 3 {
+			want = p2.YoungX // both applied in order once t reached 3·Δt
 		}
-		if s.Blocks.Params.YoungX != want {
-			t.Errorf("after step %d (t = %.3f s): E_x = %v, want %v", k, s.Stats.Time, s.Blocks.Params.YoungX, want)
+		if got := l.s.Blocks().Params.YoungX; got != want {
+			t.Errorf("after step %d (t = %.3f s): E_x = %v, want %v", k, l.s.Time(), got, want)
 		}
+	}
+	c1.At = 10 * dt
+	l.Send(c1)
+	l.Send(Command{Kind: CmdSetPaused, Paused: true})
+	l.applyQueued(nil)
+	if got := l.s.Blocks().Params.YoungX; got != p2.YoungX {
+		t.Errorf("running, before t = %.3f s: E_x = %v, want %v", c1.At, got, p2.YoungX)
+	}
+	l.applyQueued(nil)
+	if got := l.s.Blocks().Params.YoungX; !l.paused || got != p1.YoungX {
+		t.Errorf("paused at t = %.3f s: E_x = %v, want %v at once", l.s.Time(), got, p1.YoungX)
 	}
 }
 
@@ -395,5 +390,204 @@ func TestPairEvents(t *testing.T) {
 		if got != c.want {
 			t.Errorf("event %d (%s run): got %q, want %q", k, sideName(c.side), got, c.want)
 		}
+	}
+}
+
+// tick does what one turn of Loop.Run does, without pacing or sleeping:
+// it applies the commands due, then steps when one asked for it, or when
+// running and its gate does not hold it.
+func tick(l *Loop) {
+	_, stepNow, dirty := l.applyQueued(nil)
+	switch {
+	case stepNow || !l.paused && (l.gate == nil || !l.gate.Hold(l, l.s.Time())):
+		l.step()
+	case dirty:
+		l.publish(false)
+	}
+}
+
+// lockedPair returns a locked pair of pairTestScene whose loops the test
+// drives (tick), both run to t = 10·Δt.
+func lockedPair(t *testing.T) *sideBySide {
+	t.Helper()
+	p := testPair(t, pairFullAdaptive)
+	p.setLocked(true)
+	p.sink(-1).Send(Command{Kind: CmdSetPaused, Paused: false})
+	for range 10 {
+		for _, l := range p.loops {
+			tick(l)
+		}
+	}
+	p.acquire()
+	if l, r := p.snaps[sideLeft].Stats, p.snaps[sideRight].Stats; l.Paused || r.Paused || l.Steps != 10 || r.Steps != 10 {
+		t.Fatalf("the locked pair: left %d steps (paused %v), right %d (paused %v); want 10 each, running", l.Steps, l.Paused, r.Steps, r.Paused)
+	}
+	return p
+}
+
+// TestPairLockedReset: locked and running, an edit made just before a
+// reset, while it is held for the next step, applies to both runs before
+// the reset (a parameter so set stays), and an edit made just after it,
+// while one run has rebuilt and the other not yet, applies at once to
+// both rebuilt runs instead of waiting for the old simulated time.
+func TestPairLockedReset(t *testing.T) {
+	p := lockedPair(t)
+	t0 := p.snaps[sideRight].Stats.Time
+	par := p.snaps[sideRight].Blocks.Params
+	par.Density *= 2
+	p.sink(-1).Send(setCmd(BlockParams, Blocks{Params: par}))
+	p.sink(-1).Send(Command{Kind: CmdReset})
+	for range 2 {
+		for _, l := range p.loops {
+			tick(l)
+		}
+	}
+	p.acquire()
+	for i, s := range p.snaps {
+		if s.Blocks.Params.Density != par.Density || s.Stats.Time >= t0 {
+			t.Errorf("an edit just before a reset: %s run at t = %.3f s has density %v, want %v after the reset", sideName(i), s.Stats.Time, s.Blocks.Params.Density, par.Density)
+		}
+	}
+
+	// Run on, then reset: the left run rebuilds first, and the edit made
+	// then is timed by the right run, which has not yet.
+	for range 10 {
+		for _, l := range p.loops {
+			tick(l)
+		}
+	}
+	p.acquire()
+	p.sink(-1).Send(Command{Kind: CmdReset})
+	tick(p.loops[sideLeft])
+	p.acquire()
+	par.Density *= 2
+	p.sink(-1).Send(setCmd(BlockParams, Blocks{Params: par}))
+	for range 3 {
+		for _, l := range p.loops {
+			tick(l)
+		}
+	}
+	p.acquire()
+	for i, s := range p.snaps {
+		if s.Blocks.Params.Density != par.Density || len(p.loops[i].later) != 0 {
+			t.Errorf("an edit just after a reset: %s run at t = %.3f s has density %v (%d commands held), want %v at once", sideName(i), s.Stats.Time, s.Blocks.Params.Density, len(p.loops[i].later), par.Density)
+		}
+	}
+}
+
+// TestPairLockedPause: pausing a locked pair while one run is a step
+// ahead pauses both at the same simulated time.
+func TestPairLockedPause(t *testing.T) {
+	p := lockedPair(t)
+	tick(p.loops[sideRight]) // the right run a step ahead
+	p.acquire()
+	if a, dt := p.ahead(), p.snaps[sideRight].Stats.Dt; math.Abs(a-dt) > dt/2 {
+		t.Fatalf("the right run is %.4f s ahead, want a step (%v s)", a, dt)
+	}
+	p.sink(-1).Send(Command{Kind: CmdSetPaused, Paused: true})
+	for range 6 {
+		for _, l := range p.loops {
+			tick(l)
+		}
+	}
+	p.acquire()
+	l, r := p.snaps[sideLeft].Stats, p.snaps[sideRight].Stats
+	if !l.Paused || !r.Paused || l.Steps != r.Steps || l.Time != r.Time {
+		t.Errorf("paused: left at t = %.4f s (step %d, paused %v), right at t = %.4f s (step %d, paused %v); want both paused at the same time", l.Time, l.Steps, l.Paused, r.Time, r.Steps, r.Paused)
+	}
+	// Paused, an edit applies at once to both.
+	par := p.snaps[sideRight].Blocks.Params
+	par.Density *= 2
+	p.sink(-1).Send(setCmd(BlockParams, Blocks{Params: par}))
+	for _, l := range p.loops {
+		tick(l)
+	}
+	p.acquire()
+	for i, s := range p.snaps {
+		if s.Blocks.Params.Density != par.Density {
+			t.Errorf("an edit while paused: %s run's density %v, want %v", sideName(i), s.Blocks.Params.Density, par.Density)
+		}
+	}
+}
+
+// TestPairUndoDiffering: side by side, Ctrl+Z undoes the person's last
+// step in both runs, also where their histories differ: an adaptivity
+// edit of one run (the other's copy is a step that changes nothing, so
+// that both hold it and a new step clears both redo stacks), and a pin
+// that one run alone took. Undo never undoes one step in one run and
+// another in the other.
+func TestPairUndoDiffering(t *testing.T) {
+	p := testPair(t, pairFullAdaptive)
+	run := func() {
+		for _, l := range p.loops {
+			tick(l)
+		}
+		p.acquire()
+	}
+	run()
+	l0, r0 := p.snaps[sideLeft].Blocks, p.snaps[sideRight].Blocks
+	par := r0.Params
+	par.Density *= 2
+	gestureSink{p.sink(-1), 1}.Send(setCmd(BlockParams, Blocks{Params: par}))
+	run()
+	a := r0.Adapt
+	a.GMax = 2
+	gestureSink{p.sink(-1), 2}.Send(setCmd(BlockAdapt, Blocks{Adapt: a}))
+	run()
+	want := func(what string, lp, rp cloth.Params, ra cloth.AdaptParams) {
+		t.Helper()
+		l, r := p.snaps[sideLeft].Blocks, p.snaps[sideRight].Blocks
+		if l.Params != lp || r.Params != rp || r.Adapt != ra || l.Adapt != l0.Adapt {
+			t.Errorf("%s: left density %v, g_max %d; right density %v, g_max %d; want left %v, %d; right %v, %d",
+				what, l.Params.Density, l.Adapt.GMax, r.Params.Density, r.Adapt.GMax, lp.Density, l0.Adapt.GMax, rp.Density, ra.GMax)
+		}
+	}
+	want("edited", par, par, a)
+	if h := p.history(); h.Undo != 2 || h.UndoLabel != "set g_max generation" {
+		t.Errorf("the pair's history: got %+v, want 2 steps, the last setting g_max", h)
+	}
+	undo, redo := Command{Kind: CmdUndo}, Command{Kind: CmdRedo}
+	p.sink(-1).Send(undo)
+	run()
+	want("undo of the right run's g_max", par, par, r0.Adapt)
+	p.sink(-1).Send(undo)
+	run()
+	want("undo of the density", l0.Params, r0.Params, r0.Adapt)
+	p.sink(-1).Send(redo)
+	run()
+	p.sink(-1).Send(redo)
+	run()
+	want("redone", par, par, a)
+
+	// A pin only the left run took (the right refused it): undone there
+	// alone; the next undo undoes g_max in the right run.
+	v := p.snaps[sideLeft].Slot[len(p.snaps[sideLeft].Slot)/2]
+	x, _ := p.loops[sideLeft].s.(vertexPositioner).VertexPos(v)
+	p.loops[sideLeft].Send(Command{Kind: CmdPin, Vertex: v, Target: x, Gesture: 3})
+	run()
+	if h := p.history(); h.UndoLabel != fmt.Sprintf("pin vertex %d", v) {
+		t.Errorf("after a pin on the left only: the pair's history %+v, want it to undo the pin", h)
+	}
+	p.sink(-1).Send(undo)
+	run()
+	if _, ok := pinOf(p.loops[sideLeft], v); ok {
+		t.Errorf("undo of the left run's pin: still pinned")
+	}
+	want("undo of the left run's pin", par, par, a)
+	p.sink(-1).Send(undo)
+	run()
+	want("then undo of g_max", par, par, r0.Adapt)
+
+	// A new step of one run's settings clears what both could redo.
+	p.sink(-1).Send(undo)
+	run()
+	a.GMax = 3
+	gestureSink{p.sink(-1), 4}.Send(setCmd(BlockAdapt, Blocks{Adapt: a}))
+	run()
+	p.sink(-1).Send(redo)
+	run()
+	want("redo after a new step", l0.Params, r0.Params, a)
+	if h := p.history(); h.Redo != 0 {
+		t.Errorf("after a new step: the pair's history %+v, want nothing to redo", h)
 	}
 }

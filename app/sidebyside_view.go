@@ -484,6 +484,7 @@ func (v *viewer) pairOverlay() *pairOverlay {
 	}
 	o.note = pairNote(p.kind, p.snaps[sideLeft].Blocks.Adapt, p.snaps[sideRight].Blocks.Adapt)
 	o.dist, o.distOK = p.dist.result()
+	o.history = p.history()
 	return o
 }
 
@@ -569,6 +570,7 @@ func (v *viewer) pairState(st *State) {
 		}
 	}
 	st.Window = ds
+	st.History = p.history()
 	st.StepBusy = p.loops[sideRight].Busy().Seconds()
 	st.SideBySide = ss
 }

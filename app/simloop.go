@@ -64,8 +64,24 @@ type Command struct {
 	// At > 0 holds the command back until the simulated time reaches
 	// At, s (within half a step): side by side sends a locked pair's
 	// edits to both runs for the same time (sidebyside.go). 0 applies it
-	// at once.
-	At float64
+	// at once. Epoch is the simulation (Snapshot.Epoch) whose time At
+	// is; a loop rebuilt since (Reset, a scene loaded) applies the
+	// command at once, and so does a paused one (see dueCommands). 0:
+	// the simulation running.
+	At    float64
+	Epoch uint64
+
+	// Only, with CmdUndo or CmdRedo, undoes or redoes the step of
+	// gesture Gesture only: a loop whose next step is another does
+	// nothing. Side by side sends it when the two runs' histories differ
+	// (sideBySide.history).
+	Only bool
+
+	// Mirror, with CmdSetBlocks, records the edit as a step even when it
+	// changes nothing: side by side's other run takes its own
+	// adaptivity settings again when the Adaptivity panel edits one run,
+	// so that both histories hold the person's step.
+	Mirror bool
 }
 
 // Event is a message from the simulation goroutine to the viewer: the
@@ -259,19 +275,8 @@ func (l *Loop) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		l.mu.Lock()
-		cmds, l.queue = l.queue, cmds[:0]
-		l.mu.Unlock()
-		if len(l.later) > 0 || slices.ContainsFunc(cmds, func(c Command) bool { return c.At > 0 }) {
-			cmds = l.dueCommands(cmds)
-		}
-		dirty := false
-		stepNow := false
-		for _, c := range cmds {
-			step := l.apply(c)
-			stepNow = stepNow || step
-			dirty = true
-		}
+		var stepNow, dirty bool
+		cmds, stepNow, dirty = l.applyQueued(cmds)
 		if stepNow {
 			l.step()
 			continue
@@ -328,22 +333,57 @@ func (l *Loop) Wake() {
 	}
 }
 
+// applyQueued takes the commands queued (into buf, whose slice it
+// returns for reuse), applies those that are due (dueCommands) and
+// reports whether one asked for a step now and whether any was applied.
+func (l *Loop) applyQueued(buf []Command) (cmds []Command, stepNow, dirty bool) {
+	l.mu.Lock()
+	cmds, l.queue = l.queue, buf[:0]
+	l.mu.Unlock()
+	if len(l.later) > 0 || slices.ContainsFunc(cmds, func(c Command) bool { return c.At > 0 }) {
+		cmds = l.dueCommands(cmds)
+	}
+	for _, c := range cmds {
+		step := l.apply(c)
+		stepNow = stepNow || step
+		dirty = true
+	}
+	return cmds, stepNow, dirty
+}
+
 // dueCommands returns the commands to apply now, in the order sent: the
 // held ones (Command.At) whose time has come, then those of cmds that
 // are due; the others are held in l.later. Once one is held, every later
 // one with a time waits behind it, so that edits keep their order;
-// commands without one (pause, step, reset) pass.
+// commands without one (step, reset, a load) pass.
+//
+// A time is only kept while it can come: a reset or a load first
+// releases the edits held (they were made before it, for the simulation
+// it ends: a parameter so set stays, as when unlocked), and the edits
+// after it, timed by the simulation it ends (Command.Epoch, or in the
+// same batch), apply at once to the new one, as does every edit a paused
+// loop takes (both runs of a locked pair pause at the same time: it
+// will not move on to the time).
 func (l *Loop) dueCommands(cmds []Command) []Command {
 	all := append(append([]Command(nil), l.later...), cmds...)
 	l.later = l.later[:0]
 	out := cmds[:0]
 	t, half := l.s.Time(), l.s.Dt()/2
+	paused, rebuilt := l.paused, false
 	for _, c := range all {
-		if c.At > 0 && (len(l.later) > 0 || t < c.At-half) {
+		switch {
+		case c.Kind == CmdReset || c.Kind == CmdLoadScene:
+			out = append(append(out, l.later...), c)
+			l.later = l.later[:0]
+			rebuilt = true
+		case c.At > 0 && (len(l.later) > 0 || !paused && !rebuilt && (c.Epoch == 0 || c.Epoch == l.epoch) && t < c.At-half):
 			l.later = append(l.later, c)
-			continue
+		default:
+			out = append(out, c)
+			if c.Kind == CmdSetPaused {
+				paused = c.Paused || l.err != ""
+			}
 		}
-		out = append(out, c)
 	}
 	return out
 }
@@ -359,7 +399,7 @@ func (l *Loop) apply(c Command) (step bool) {
 		// (EditSeq, EditErr), the one channel for edits.
 		l.editSeq++
 		l.editErr = ""
-		if err := l.setBlocks(c.Blocks, c.Gesture); err != nil {
+		if err := l.setBlocks(c.Blocks, c.Gesture, c.Mirror); err != nil {
 			l.editErr = err.Error()
 			return false
 		}
@@ -428,9 +468,9 @@ func (l *Loop) apply(c Command) (step bool) {
 			l.obstacleMoved(c.Obstacle, before, c.Target, c.Gesture)
 		}
 	case CmdUndo:
-		l.undo()
+		l.undo(c.Only, c.Gesture)
 	case CmdRedo:
-		l.redo()
+		l.redo(c.Only, c.Gesture)
 	}
 	return false
 }
@@ -515,7 +555,8 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	}
 	l.scene, l.s = sc, m
 	l.pinEdits = nil
-	l.later = nil // held edits were for the old simulation's times
+	// Edits still held (l.later) were timed by the old simulation
+	// (Command.Epoch): dueCommands now lets them through.
 	// history.go: the old simulation's pin and obstacle changes leave the history.
 	l.rebuilt()
 	l.err = ""
