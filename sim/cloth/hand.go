@@ -210,26 +210,37 @@ func (s *Sim) apart(tgt []geom.Vec3) {
 			if pk.Path != nil {
 				continue
 			}
+			// The nearest pin that this one's target comes too near
+			// decides: in a gathered row every pin is nearer than the
+			// gap, so each must keep its distance, and a far one closing
+			// in slowly must not undo the carry of the neighbour about to
+			// run through (the viewer monkey's curtain failure at 391
+			// m/s; TestPinsKeepApart's late drags).
+			near, nearest := -1, math.Inf(1)
 			for q, pq := range s.pins {
 				if q == k {
 					continue
 				}
 				now := pk.Target.Sub(pq.Target).Norm()
 				r := min(PinGap*math.Sqrt(m.Rest[pk.Vertex].Sub(m.Rest[pq.Vertex]).Norm2()), now)
-				if tgt[k].Sub(tgt[q]).Norm() >= r {
+				if tgt[k].Sub(tgt[q]).Norm() >= r || now >= nearest {
 					continue
 				}
-				switch step := tgt[q].Sub(pq.Target); {
-				case step != (geom.Vec3{}):
-					tgt[k] = pk.Target.Add(step)
-					s.carried[k] = true
-				case s.carried[k] && pq.Path == nil:
+				if step := tgt[q].Sub(pq.Target); step == (geom.Vec3{}) && s.carried[k] && pq.Path == nil {
 					continue // q is carried in its turn
-				default:
-					tgt[k] = pk.Target
 				}
-				moved = true
+				near, nearest = q, now
 			}
+			if near < 0 {
+				continue
+			}
+			if step := tgt[near].Sub(s.pins[near].Target); step != (geom.Vec3{}) {
+				tgt[k] = pk.Target.Add(step)
+				s.carried[k] = true
+			} else {
+				tgt[k] = pk.Target
+			}
+			moved = true
 		}
 		if !moved {
 			break
