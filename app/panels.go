@@ -895,7 +895,7 @@ var helpLines = [][2]string{
 // cloth.HandStretch, cloth.PinGap, cloth.ObstacleClearance), for the Help panel: what
 // keeps a drag from blowing the cloth up.
 var helpLimits = []string{
-	fmt.Sprintf("pins, dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
+	fmt.Sprintf("pins (a new one too), dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
 	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin, or next to it, by %.0f %% (%.0f %% of the strain limit when on)", 100*cloth.HandStretch, 100*cloth.HandLimitShare),
 	"a pin stops at the surface of an obstacle",
 	fmt.Sprintf("a pin comes no nearer to another than %.0f %% of the cloth between them; a moving pin pushes it along", 100*cloth.PinGap),
