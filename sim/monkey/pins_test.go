@@ -31,11 +31,7 @@ func TestPinsKeepApart(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		r := &run{cfg: Config{Scenes: assets.Scenes, CheckEvery: 10, Grace: 1}, rng: rand.New(rand.NewPCG(seed, 1)), res: &Result{}}
-		if err := r.load("curtain-adaptive"); err != nil {
-			t.Fatal(err)
-		}
-		r.tangledSince, r.insideSince = -1, -1
+		r := curtainRun(t, seed, 1)
 		s := r.sim
 		// gap checks apart's rule: a pin without a path never ends a step
 		// nearer to another pin than PinGap times their rest distance,
@@ -81,15 +77,7 @@ func TestPinsKeepApart(t *testing.T) {
 			}
 			dz := 0.2 * (r.rng.Float64() - 0.5)
 			speed := 1 + 4*r.rng.Float64()
-			dur := math.Abs(dx) / speed
-			from, t0 := p.Target, s.Time
-			for s.Time-t0 < dur {
-				u := (s.Time - t0 + s.Params().Dt) / dur
-				if err := s.Pin(p.Vertex, from.Add(geom.Vec3{X: dx * u, Z: dz * u})); err != nil {
-					break // adaptation took the vertex: the hand lets go
-				}
-				r.step()
-			}
+			r.dragPin(p.Vertex, p.Target, geom.Vec3{X: dx, Z: dz}, math.Abs(dx)/speed)
 			for i := 0; i < 60; i++ {
 				r.step()
 			}
@@ -187,11 +175,7 @@ func TestLateDragsInGather(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		r := &run{cfg: Config{Scenes: assets.Scenes, CheckEvery: 10, Grace: 1}, rng: rand.New(rand.NewPCG(seed, 7)), res: &Result{}}
-		if err := r.load("curtain-adaptive"); err != nil {
-			t.Fatal(err)
-		}
-		r.tangledSince, r.insideSince = -1, -1
+		r := curtainRun(t, seed, 7)
 		s := r.sim
 		start := 7 + 2*r.rng.Float64()
 		for s.Time < start {
@@ -215,14 +199,7 @@ func TestLateDragsInGather(t *testing.T) {
 			}
 			dy := 0.2 * (r.rng.Float64() - 0.5)
 			dur := math.Abs(dx) / (1 + 4*r.rng.Float64())
-			from, t0 := s.Mesh.Pos[p.Vertex], s.Time
-			for s.Time-t0 < dur && r.res.Blowups == 0 {
-				u := (s.Time - t0 + s.Params().Dt) / dur
-				if err := s.Pin(p.Vertex, from.Add(geom.Vec3{X: dx * u, Y: dy * u})); err != nil {
-					break // adaptation took the vertex: the hand lets go
-				}
-				r.step()
-			}
+			r.dragPin(p.Vertex, s.Mesh.Pos[p.Vertex], geom.Vec3{X: dx, Y: dy}, dur)
 			for i := 0; i < 30; i++ {
 				r.step()
 			}
@@ -234,5 +211,31 @@ func TestLateDragsInGather(t *testing.T) {
 		if !r.res.OK() {
 			t.Errorf("seed %d: %v", seed, r.res)
 		}
+	}
+}
+
+// curtainRun loads curtain-adaptive for a test driving it by hand, its
+// random stream (seed, stream), checked every 10 steps with 1 s of grace.
+func curtainRun(t *testing.T, seed, stream uint64) *run {
+	t.Helper()
+	r := &run{cfg: Config{Scenes: assets.Scenes, CheckEvery: 10, Grace: 1}, rng: rand.New(rand.NewPCG(seed, stream)), res: &Result{}}
+	if err := r.load("curtain-adaptive"); err != nil {
+		t.Fatal(err)
+	}
+	r.tangledSince, r.insideSince = -1, -1
+	return r
+}
+
+// dragPin moves the pin of vertex v by hand from from to from + off in
+// dur seconds, a step at a time, until a step blows up or adaptation
+// takes the vertex (the hand lets go).
+func (r *run) dragPin(v int32, from, off geom.Vec3, dur float64) {
+	s := r.sim
+	for t0 := s.Time; s.Time-t0 < dur && r.res.Blowups == 0; {
+		u := (s.Time - t0 + s.Params().Dt) / dur
+		if err := s.Pin(v, from.Add(off.Scale(u))); err != nil {
+			return
+		}
+		r.step()
 	}
 }
