@@ -13,7 +13,7 @@
 //	drape compare [--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]
 //	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused] [--max-fps N]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
-//	             [--record-dir DIR] [--record-fps F] [--record-size WxH]
+//	             [--record-dir DIR] [--record-fps F] [--record-size WxH] [--journal FILE]
 //	drape fabric-test [--material NAME|all] [--tests cantilever,cusick,tensile] [--meshes coarse,fine,adaptive] [--pictures DIR]
 //	drape help
 //
@@ -455,6 +455,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.StateEvery, "state-every", 0, "with --state, also write it every `K` frames")
 	fs.IntVar(&o.MaxFPS, "max-fps", o.MaxFPS, "draw at most `N` frames per second; 0: no cap, with vsync off (the Stats panel shows the real rate)")
 	fs.StringVar(&o.RecordDir, "record-dir", "", "save F9 recordings and F12 screenshots in `DIR` (default: the working directory)")
+	fs.StringVar(&o.Journal, "journal", "", "write the simulation's journal (every command and the step it came after) to `FILE`, to replay the run without the viewer (docs/robustness.md)")
 	fs.Float64Var(&o.RecordFPS, "record-fps", 30, "F9 recordings take `F` frames per simulated second")
 	recSize := fs.String("record-size", "", "F9 recordings are `WxH` pixels, drawn offscreen without the panels (default: the window's size; the Record panel changes it)")
 	fs.BoolVar(&o.SideBySide, "side-by-side", false, "open side by side: two runs of the scene, by default at full resolution and adaptive (the Scene panel turns it on and off)")
@@ -480,6 +481,8 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--record-fps must be in (0, 1000], got %v", o.RecordFPS))
 	case !slices.Contains(app.PairFlags(), o.Pair):
 		return fail(stderr, "view", exitUsage, fmt.Errorf("--pair must be one of %s, got %q", strings.Join(app.PairFlags(), ", "), o.Pair))
+	case o.Journal != "" && o.SideBySide:
+		return fail(stderr, "view", exitUsage, fmt.Errorf("--journal writes a single view's simulation; it cannot be used with --side-by-side"))
 	}
 	if *recSize != "" {
 		if _, err := fmt.Sscanf(*recSize, "%dx%d", &o.RecordWidth, &o.RecordHeight); err != nil || o.RecordWidth < 2 || o.RecordHeight < 2 || *recSize != fmt.Sprintf("%dx%d", o.RecordWidth, o.RecordHeight) {

@@ -112,6 +112,7 @@ type guiMonkey struct {
 	name       string
 	seed       uint64
 	dir        string
+	journal    string // the viewer's --journal
 	play       time.Duration
 	start      time.Time
 	logf       *os.File
@@ -189,8 +190,10 @@ func (m *guiMonkey) fail(format string, args ...any) {
 		shot = m.screenshot(10 * time.Second)
 	}
 	m.t.Fatalf("monkey failed on scene %s, seed %d (DRAPE_MONKEY_SEED=%d DRAPE_MONKEY_SCENES=%s), %.1f s into play: %s\n"+
-		"state kept in %s, screenshot %q, full log %s\nlast actions:\n%s\nviewer stderr:\n%s",
-		m.scene, m.seed, m.seed, m.scene, time.Since(m.start).Seconds(), what, keep, shot, m.logf.Name(),
+		"state kept in %s, screenshot %q, full log %s\n"+
+		"the simulation's journal %s replays the run without the viewer: DRAPE_REPLAY=%s go test -count=1 -run '^TestReplay$' -v ./app/\n"+
+		"last actions:\n%s\nviewer stderr:\n%s",
+		m.scene, m.seed, m.seed, m.scene, time.Since(m.start).Seconds(), what, keep, shot, m.logf.Name(), m.journal, m.journal,
 		strings.Join(m.recent, "\n"), m.v.stderr.String())
 }
 
@@ -676,7 +679,8 @@ func (m *guiMonkey) screenshot(wait time.Duration) string {
 func (m *guiMonkey) run() {
 	t := m.t
 	state := filepath.Join(m.dir, "monkey-"+m.name+".json")
-	m.v = startViewer(t, state, "--scene", m.scene, "--msaa", "0", "--state-every", "1", "--record-dir", m.dir)
+	m.journal = filepath.Join(m.dir, "monkey-"+m.name+".journal")
+	m.v = startViewer(t, state, "--scene", m.scene, "--msaa", "0", "--state-every", "1", "--record-dir", m.dir, "--journal", m.journal)
 	st := m.v.poll("the first state", func(s State) bool { return s.Frames >= 3 })
 	m.st = st
 	m.win = strings.Fields(xdotool(t, "search", "--sync", "--onlyvisible", "--name", "^drape"))[0]

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -112,6 +114,9 @@ type LoopOptions struct {
 	// Gate, if not nil, may hold paced steps back and hears of every
 	// publish: side by side's lock (sidebyside.go).
 	Gate StepGate
+	// Journal, if not nil, gets the loop's journal (journal.go): the
+	// commands it applies and when, for ReplayJournal.
+	Journal io.Writer
 }
 
 // StepGate couples a Loop to another: side by side's lock keeps the run
@@ -193,6 +198,11 @@ type Loop struct {
 	// (history.go).
 	hist     history
 	obsGoals []geom.Vec3
+
+	// calls counts the steps taken (attempted: a failed one counts)
+	// since NewLoop, across rebuilds; journal is LoopOptions.Journal's.
+	calls   int
+	journal *journal
 }
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
@@ -213,6 +223,10 @@ func NewLoop(o LoopOptions) (*Loop, error) {
 		l.now = time.Now
 	}
 	l.pace.speed = o.Speed
+	if o.Journal != nil {
+		l.journal = &journal{w: o.Journal}
+		l.journal.write(journalHead{Scene: o.Scene, Paused: o.Paused, PauseAt: o.PauseAt, GOMAXPROCS: runtime.GOMAXPROCS(0)})
+	}
 	if err := l.load(o.Scene); err != nil {
 		return nil, err
 	}
@@ -273,6 +287,7 @@ func (l *Loop) Run(ctx context.Context) {
 	var cmds []Command
 	for {
 		if ctx.Err() != nil {
+			l.journal.write(journalLine{Steps: l.calls}) // as far as the run went
 			return
 		}
 		var stepNow, dirty bool
@@ -391,6 +406,7 @@ func (l *Loop) dueCommands(cmds []Command) []Command {
 // apply executes one command and reports whether it asks for a single
 // step now.
 func (l *Loop) apply(c Command) (step bool) {
+	l.journal.write(journalLine{Steps: l.calls, Cmd: &c})
 	fail := func(err error) { l.emit(Event{Err: err}) }
 	switch c.Kind {
 	case CmdSetBlocks:
@@ -577,6 +593,9 @@ func (l *Loop) step() {
 	l.stepping.Store(l.now().UnixNano())
 	st, err := l.s.Step()
 	l.stepping.Store(0)
+	if l.calls++; l.calls%journalMark == 0 {
+		l.journal.write(journalLine{Steps: l.calls})
+	}
 	if err == nil && !l.s.Finite() {
 		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps(), cloth.ErrUnstable)
 	}

@@ -46,7 +46,10 @@ type Options struct {
 	MaxFPS     int    // render rate cap, frames per second; 0 means none, with vsync off (DefaultOptions: 60)
 	MSAA       int    // multisample count; 0 means 4, negative means none (software GL renders about twice as fast without)
 
-	RecordDir string  // where F9 recordings and F12 screenshots go; "" means the working directory
+	RecordDir string // where F9 recordings and F12 screenshots go; "" means the working directory
+	// Journal, if not "", is the file the simulation's journal is
+	// written to (journal.go; a single view only), for ReplayJournal.
+	Journal   string
 	RecordFPS float64 // recording rate, frames per simulated second; 0 means 30
 	// RecordWidth×RecordHeight is the initial recording size in pixels
 	// (the Record panel changes it); 0×0 means the window's framebuffer.
@@ -87,8 +90,17 @@ func Run(o Options) error {
 	if o.Screenshot != "" && o.Frames == 0 {
 		return fmt.Errorf("--screenshot needs --frames N")
 	}
+	var journal io.Writer
+	if o.Journal != "" {
+		f, err := os.Create(o.Journal)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		journal = f
+	}
 	// Fail on a bad scene before opening a window.
-	loop, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Speed: o.Speed, Paused: o.Paused, PauseAt: o.PauseAt})
+	loop, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: o.Scene, Speed: o.Speed, Paused: o.Paused, PauseAt: o.PauseAt, Journal: journal})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,175 @@
+package app
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"drape/assets"
+	"drape/sim/contact"
+	"drape/sim/geom"
+)
+
+// TestJournalReplaysRun plays the hanging sheet in a running Loop the way
+// the viewer drives it (commands sent from another goroutine at wall-clock
+// times while the loop steps as fast as it can: a pin set and dragged, a
+// vertex pulled, a parameter changed, a pause, single steps, a reset) with
+// its journal on, then replays the journal (ReplayJournal): the replay
+// must end on the live run's step, time, kinetic energy and every vertex
+// position to the bit. It fails if a command is journalled at the wrong
+// step count, lost, or does not survive its JSON.
+func TestJournalReplaysRun(t *testing.T) {
+	var jr bytes.Buffer
+	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: "hanging", Journal: &jr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runLoop(t, l)
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := waitFor(t, l, "some steps", func(s *Snapshot) bool { return s.Stats.Steps >= 20 })
+	v := int32(s.Slot[len(s.Slot)/2])
+	at := toVec3(s.Vertex(len(s.Slot) / 2))
+	l.Send(Command{Kind: CmdPin, Vertex: v, Target: at})
+	for i := 0; i < 15; i++ {
+		at = at.Add(geom.Vec3{X: 0.02 * (rng.Float64() - 0.5), Y: 0.02, Z: 0.03 * rng.Float64()})
+		l.Send(Command{Kind: CmdMovePin, Vertex: v, Target: at})
+		time.Sleep(time.Duration(2+rng.IntN(10)) * time.Millisecond)
+	}
+	w := int32(s.Slot[len(s.Slot)/3])
+	for i := 0; i < 10; i++ {
+		l.Send(Command{Kind: CmdDrag, Vertex: w, Target: toVec3(s.Vertex(len(s.Slot) / 3)).Add(geom.Vec3{Z: 0.01 * float64(i)})})
+		time.Sleep(3 * time.Millisecond)
+	}
+	l.Send(Command{Kind: CmdRelease})
+	p := s.Blocks.Params
+	p.Density *= 1.5
+	l.Send(setCmd(BlockParams, Blocks{Params: p}))
+	l.Send(Command{Kind: CmdSetPaused, Paused: true})
+	l.Send(Command{Kind: CmdStep})
+	l.Send(Command{Kind: CmdStep})
+	time.Sleep(20 * time.Millisecond)
+	l.Send(Command{Kind: CmdSetPaused, Paused: false})
+	time.Sleep(50 * time.Millisecond)
+	l.Send(Command{Kind: CmdUnpin, Vertex: v})
+	time.Sleep(30 * time.Millisecond)
+	epoch := l.Snapshots().Acquire().Epoch
+	l.Send(Command{Kind: CmdReset})
+	time.Sleep(30 * time.Millisecond)
+	l.Send(Command{Kind: CmdMovePin, Vertex: s.Pins[0].Slot, Target: toVec3(s.Pins[0].Target).Add(geom.Vec3{X: 0.1})})
+	waitFor(t, l, "steps after the reset", func(s *Snapshot) bool { return s.Epoch > epoch && s.Stats.Steps >= 30 })
+	stop()
+
+	live := snapshotOf(l)
+	rep, err := ReplayJournal(strings.NewReader(jr.String()), assets.Scenes, nil)
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	again := snapshotOf(rep.Loop)
+	t.Logf("journal: %d lines; replayed %d steps and %d commands; live run: %d steps since its reset, t = %.3f s",
+		strings.Count(jr.String(), "\n"), rep.Steps, rep.Commands, live.Stats.Steps, live.Stats.Time)
+	if rep.Commands < 12 {
+		t.Errorf("replayed %d commands, want at least the 12 sent that are not coalesced", rep.Commands)
+	}
+	if again.Stats.Steps != live.Stats.Steps || again.Stats.Time != live.Stats.Time || again.Epoch != live.Epoch {
+		t.Fatalf("replay ends at step %d, t = %v, epoch %d; the live run at step %d, t = %v, epoch %d",
+			again.Stats.Steps, again.Stats.Time, again.Epoch, live.Stats.Steps, live.Stats.Time, live.Epoch)
+	}
+	if a, b := rep.Loop.s.KineticEnergy(), l.s.KineticEnergy(); a != b {
+		t.Errorf("kinetic energy: replay %v, live %v", a, b)
+	}
+	if len(again.Pos) != len(live.Pos) {
+		t.Fatalf("replay has %d vertices, the live run %d", len(again.Pos)/3, len(live.Pos)/3)
+	}
+	for i := range live.Pos {
+		if again.Pos[i] != live.Pos[i] {
+			t.Fatalf("vertex %d: replay %v, live %v", i/3, again.Pos[i-i%3:i-i%3+3], live.Pos[i-i%3:i-i%3+3])
+		}
+	}
+	if len(again.Pins) != len(live.Pins) {
+		t.Errorf("replay has %d pins, the live run %d", len(again.Pins), len(live.Pins))
+	}
+}
+
+// snapshotOf publishes a stopped loop's state in full and returns it.
+func snapshotOf(l *Loop) *Snapshot {
+	l.publish(false)
+	return l.Snapshots().Acquire()
+}
+
+// TestReplayJournalErrors: a journal that is not one is an error, never
+// a panic.
+func TestReplayJournalErrors(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"empty", "", "empty"},
+		{"no head", `{"steps":3}` + "\n", "head"},
+		{"bad scene", `{"scene":"no-such-scene","gomaxprocs":1}` + "\n", "no-such-scene"},
+		{"bad line", `{"scene":"hanging","gomaxprocs":1}` + "\n{\n", "line 2"},
+		{"steps back", `{"scene":"hanging","gomaxprocs":1}` + "\n" + `{"steps":4}` + "\n" + `{"steps":2}` + "\n", "line 3"},
+	} {
+		_, err := ReplayJournal(strings.NewReader(c.text), assets.Scenes, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestReplay replays the journal DRAPE_REPLAY names (drape view
+// --journal FILE; the viewer monkey keeps one per scene), logging every
+// DRAPE_REPLAY_EVERY steps (default 20) the simulated time, the
+// intersecting cloth triangle pairs, the pins and the kinetic energy, and
+// every command. Without DRAPE_REPLAY it is skipped: a tool to trace a
+// viewer run at the simulation level, step for step.
+func TestReplay(t *testing.T) {
+	path := os.Getenv("DRAPE_REPLAY")
+	if path == "" {
+		t.Skip("DRAPE_REPLAY names no journal")
+	}
+	every := 20
+	if s := os.Getenv("DRAPE_REPLAY_EVERY"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("DRAPE_REPLAY_EVERY=%q: want a positive number of steps", s)
+		}
+		every = n
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	rep, err := ReplayJournal(f, assets.Scenes, func(l *Loop) error {
+		if n++; n%every == 0 {
+			s := snapshotOf(l)
+			var pins []string
+			for _, p := range s.Pins {
+				pins = append(pins, strconv.Itoa(int(p.Slot)))
+			}
+			t.Logf("step %6d  epoch %d  t %8.3f s  tangled %4d  pins %s  kinetic %.4g J  %s",
+				n, s.Epoch, s.Stats.Time, contactPairs(l), strings.Join(pins, ","), l.s.KineticEnergy(), s.Stats.Err)
+		}
+		return nil
+	})
+	if rep.Warning != "" {
+		t.Log(rep.Warning)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("replayed %d steps and %d commands", rep.Steps, rep.Commands)
+}
+
+// contactPairs counts the intersecting cloth triangle pairs of a FEM
+// loop's cloth now (−1 for the mass-spring model).
+func contactPairs(l *Loop) int {
+	fm, ok := l.s.(*femModel)
+	if !ok {
+		return -1
+	}
+	m := fm.sim.Mesh
+	return contact.IntersectingPairs(m.Pos, m.Tris)
+}
