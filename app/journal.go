@@ -37,8 +37,33 @@ type journalHead struct {
 // mark that the loop had taken Steps steps (every journalMark steps, so
 // that a replay runs as far as the journal goes).
 type journalLine struct {
-	Steps int      `json:"steps"`
-	Cmd   *Command `json:"cmd,omitempty"`
+	Steps int         `json:"steps"`
+	Cmd   *journalCmd `json:"cmd,omitempty"`
+}
+
+// journalCmd is a Command as journalled: its Blocks only with
+// CmdSetBlocks (the one command that reads them), which keeps a line of
+// a pin drag short.
+type journalCmd struct {
+	Command
+	Blocks *Blocks `json:",omitempty"` // shadows Command.Blocks
+}
+
+func journalled(c Command) *journalCmd {
+	j := &journalCmd{Command: c}
+	if c.Kind == CmdSetBlocks {
+		j.Blocks = &c.Blocks
+	}
+	return j
+}
+
+// command returns the journalled Command.
+func (j *journalCmd) command() Command {
+	c := j.Command
+	if j.Blocks != nil {
+		c.Blocks = *j.Blocks
+	}
+	return c
 }
 
 // journalMark is how often, in steps, the journal notes the step count
@@ -120,7 +145,7 @@ func ReplayJournal(r io.Reader, scenes fs.FS, each func(l *Loop) error) (Replay,
 			}
 		}
 		if ln.Cmd != nil {
-			l.apply(*ln.Cmd)
+			l.apply(ln.Cmd.command())
 			rep.Commands++
 		}
 	}
