@@ -265,7 +265,9 @@ func (s *Sim) endCollisions(t1 float64, err error) (contact.Stats, error) {
 		// not converge within their cap, so the free vertices are held
 		// still for this step. x^n is collision-free, so x^{n+1} = x^n
 		// is too, unless a pin or an obstacle moves into the cloth in
-		// this very step. It costs one step of motion (its kinetic
+		// this very step: a hand's (a pin moved by hand, a dragged
+		// obstacle) is held for it (advanceOnce takes the step again,
+		// errBlocked), a scripted one is not. It costs one step of motion (its kinetic
 		// energy) instead of stopping the simulation: measured once in
 		// 2293 steps of the gathered curtain with moduli ×10.
 		for i := range s.vHalf {

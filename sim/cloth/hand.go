@@ -425,7 +425,32 @@ func (s *Sim) ObstacleGoal(i int) (geom.Vec3, bool) {
 // sphere-adaptive dragged the sphere down onto the cloth lying on the
 // ground, and 17 vertices ended 5 cm inside the sphere, tangling the
 // cloth (issue 39).
+//
+// It is also the answer when the collision failsafe held the free
+// vertices still (endCollisions) in a step in which a person's hand
+// moved: a pin moved by hand, the drag spring's anchor or a dragged
+// obstacle. The failsafe's x^{n+1} = x^n is collision-free only if
+// nothing else moves, and a pin that went on moving crossed the cloth
+// held still in front of it: the sim-level pin monkey (two hand pins
+// moving at once on the hanging sheet, seed 7) left 6 crossing pairs at
+// its first failsafe, 1 for good (the viewer monkey's hanging run in CI
+// ended with 60, likely so: that run could not be repeated). Taken again
+// with the hands held, the step's collisions converged, and where they
+// do not the failsafe keeps everything still; the hand waits for the
+// step, as at a wall (monkey.TestHandPinsThroughFailsafe).
 var errBlocked = errors.New("a dragged obstacle pushed the cloth into an obstacle")
+
+// handsMoving reports whether a pin moved by hand (one without a path)
+// goes somewhere in the step being taken (pinNext), the drag spring's
+// anchor moves, or moveHands moved an obstacle.
+func (s *Sim) handsMoving() bool {
+	for k, p := range s.pins {
+		if p.Path == nil && k < len(s.pinNext) && s.pinNext[k] != p.Target {
+			return true
+		}
+	}
+	return s.drag.on && s.drag.next != s.drag.at || s.handMoved()
+}
 
 // blockDepth is how deep a free vertex may end inside an obstacle, by its
 // analytic signed distance, before a hand drag counts as blocked: the
@@ -507,6 +532,9 @@ func (s *Sim) moveHands(dt float64) {
 	}
 	if s.drag.on {
 		s.drag.next = toward(s.drag.at, s.drag.target, HandSpeed*dt)
+		if c.holdHands {
+			s.drag.next = s.drag.at
+		}
 	}
 }
 

@@ -587,7 +587,12 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 			}
 			err = sv.Continuous()
 		}
+		fails := s.ct.failsafes
 		st.Contact, err = s.endCollisions(t1, err)
+		if err == nil && s.ct.failsafes > fails && !s.ct.holdHands && s.handsMoving() {
+			s.ct.failsafes = fails
+			err = errBlocked
+		}
 		if s.collides() {
 			if err == nil {
 				err = s.checkVelocity(t1, 0)
@@ -627,6 +632,9 @@ func (s *Sim) prescribe(t1 float64) {
 			goal = s.reachable(pn.Vertex, nil, goal)
 		}
 		tgt := toward(pn.Target, goal, HandSpeed*dt)
+		if s.ct.holdHands {
+			tgt = pn.Target // the step is taken again with the hands held (errBlocked)
+		}
 		if pn.Path != nil {
 			tgt = pn.Anchor.Add(pn.Path.At(t1))
 		}
