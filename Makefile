@@ -61,11 +61,13 @@ build: deps-build
 
 # The full physics suite runs once without the race detector (it proves sim/
 # is pure Go, too); the race detector then runs everything in -short mode,
-# which skips only the long physics runs.
+# which skips only the long physics runs; of app's long runs, the replay of
+# a viewer monkey failure (about a minute) runs on its own.
 test: deps
 	go vet -composites=false ./...  # unkeyed Vec3{x, y, z} literals are the norm for vectors
 	CGO_ENABLED=0 go test ./sim/...
 	go test -race -short ./...
+	go test -count=1 -run '^TestReplayCurtainMonkey$$' ./app/
 	$(XVFB) go test -count=1 -run '^TestGUI' $(GUI_PKGS)
 
 # run opens the viewer on the default scene (app.DefaultScene, "hanging").

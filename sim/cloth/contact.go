@@ -58,7 +58,7 @@ type contactState struct {
 	goal         []geom.Vec3
 	goalOn       []bool
 	offsetBefore []geom.Vec3
-	holdHands    bool        // the step in progress keeps the dragged obstacles still (errBlocked)
+	holdHands    bool        // the step in progress keeps the pins, the drag anchor and the dragged obstacles still (errBlocked)
 	carry        []float64   // per obstacle: carriedStretch when it last moved by hand, −1 when not dragged
 	gapVerts     []geom.Vec3 // obstacleGap's scratch: the dragged obstacle's vertices
 	gapOther     []geom.Vec3 // and another's
@@ -265,9 +265,9 @@ func (s *Sim) endCollisions(t1 float64, err error) (contact.Stats, error) {
 		// not converge within their cap, so the free vertices are held
 		// still for this step. x^n is collision-free, so x^{n+1} = x^n
 		// is too, unless a pin or an obstacle moves into the cloth in
-		// this very step: a hand's (a pin moved by hand, a dragged
-		// obstacle) is held for it (advanceOnce takes the step again,
-		// errBlocked), a scripted one is not. It costs one step of motion (its kinetic
+		// this very step: the pins, a dragged obstacle and the drag
+		// anchor are held for it (advanceOnce takes the step again,
+		// errBlocked); a scripted obstacle is not. It costs one step of motion (its kinetic
 		// energy) instead of stopping the simulation: measured once in
 		// 2293 steps of the gathered curtain with moduli ×10.
 		for i := range s.vHalf {

@@ -427,25 +427,37 @@ func (s *Sim) ObstacleGoal(i int) (geom.Vec3, bool) {
 // cloth (issue 39).
 //
 // It is also the answer when the collision failsafe held the free
-// vertices still (endCollisions) in a step in which a person's hand
-// moved: a pin moved by hand, the drag spring's anchor or a dragged
-// obstacle. The failsafe's x^{n+1} = x^n is collision-free only if
-// nothing else moves, and a pin that went on moving crossed the cloth
-// held still in front of it: the sim-level pin monkey (two hand pins
-// moving at once on the hanging sheet, seed 7) left 6 crossing pairs at
-// its first failsafe, 1 for good (the viewer monkey's hanging run in CI
-// ended with 60, likely so: that run could not be repeated). Taken again
-// with the hands held, the step's collisions converged, and where they
-// do not the failsafe keeps everything still; the hand waits for the
-// step, as at a wall (monkey.TestHandPinsThroughFailsafe).
+// vertices still (endCollisions) in a step in which a pin moved: one
+// moved by hand, the drag spring's anchor or a dragged obstacle, and
+// also a scripted pin. The failsafe's x^{n+1} = x^n is collision-free
+// only if nothing else moves, and a pin that went on moving crossed the
+// cloth held still in front of it:
+//
+//   - the sim-level pin monkey (two hand pins moving at once on the
+//     hanging sheet, seed 7) left 6 crossing pairs at its first failsafe,
+//     1 for good (the viewer monkey's hanging run in CI ended with 60,
+//     likely so: that run could not be repeated);
+//   - the viewer monkey's curtain-adaptive run (seed 39, journal in
+//     app/testdata) set 57 pins; at t = 9.39 s the gather's pins carried
+//     a face between one of them and a held hand pin through the free
+//     cloth the failsafe held: 2 crossing pairs, 219 when the run ended.
+//     Halving the step instead (Bridson et al. 2002 §6.3) did not help:
+//     the zones failed down to Δt/16 and the same face crossed at 9.6 s.
+//
+// Taken again with every pin held, the step's collisions converge or the
+// failsafe keeps everything but a scripted obstacle still; the hand
+// waits for the step, as at a wall, and a scripted pin so held catches up
+// with its path at HandSpeed (Pin.behind), the script waiting for the
+// cloth as a hand would (monkey.TestHandPinsThroughFailsafe,
+// app.TestReplayCurtainMonkey).
 var errBlocked = errors.New("a dragged obstacle pushed the cloth into an obstacle")
 
-// handsMoving reports whether a pin moved by hand (one without a path)
-// goes somewhere in the step being taken (pinNext), the drag spring's
-// anchor moves, or moveHands moved an obstacle.
-func (s *Sim) handsMoving() bool {
+// pinsMoving reports whether a pin goes somewhere in the step being taken
+// (pinNext), the drag spring's anchor moves, or moveHands moved an
+// obstacle.
+func (s *Sim) pinsMoving() bool {
 	for k, p := range s.pins {
-		if p.Path == nil && k < len(s.pinNext) && s.pinNext[k] != p.Target {
+		if k < len(s.pinNext) && s.pinNext[k] != p.Target {
 			return true
 		}
 	}

@@ -65,6 +65,9 @@ type Pin struct {
 	// or tightened after the drag), its target moves back towards them
 	// at HandSpeed, short of Goal (prescribe).
 	Hand bool
+	// behind marks a scripted pin that a collision failsafe step held
+	// (errBlocked) behind its path: it catches up at HandSpeed.
+	behind bool
 }
 
 // StepStats describes one step.
@@ -589,7 +592,7 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 		}
 		fails := s.ct.failsafes
 		st.Contact, err = s.endCollisions(t1, err)
-		if err == nil && s.ct.failsafes > fails && !s.ct.holdHands && s.handsMoving() {
+		if err == nil && s.ct.failsafes > fails && !s.ct.holdHands && s.pinsMoving() {
 			s.ct.failsafes = fails
 			err = errBlocked
 		}
@@ -632,11 +635,14 @@ func (s *Sim) prescribe(t1 float64) {
 			goal = s.reachable(pn.Vertex, nil, goal)
 		}
 		tgt := toward(pn.Target, goal, HandSpeed*dt)
-		if s.ct.holdHands {
-			tgt = pn.Target // the step is taken again with the hands held (errBlocked)
-		}
 		if pn.Path != nil {
 			tgt = pn.Anchor.Add(pn.Path.At(t1))
+			if pn.behind {
+				tgt = toward(pn.Target, tgt, HandSpeed*dt)
+			}
+		}
+		if s.ct.holdHands {
+			tgt = pn.Target // the step is taken again with the pins held (errBlocked)
 		}
 		s.pinNext = append(s.pinNext, tgt)
 	}
@@ -729,6 +735,8 @@ func (s *Sim) commit(t1 float64) {
 		p.Target = s.pinNext[k]
 		if p.Path == nil {
 			p.Anchor = p.Target
+		} else {
+			p.behind = p.Target != p.Anchor.Add(p.Path.At(t1))
 		}
 		m.Pos[p.Vertex] = p.Target
 	}
