@@ -420,8 +420,9 @@ func (s *Sim) ObstacleGoal(i int) (geom.Vec3, bool) {
 // pushed a free cloth vertex into an obstacle in the step: the cloth had
 // nowhere to go (squeezed against the ground or another obstacle, or
 // held by pins). The step is then taken again with the dragged obstacles
-// held where they were (advance), so the drag stops there, visibly, as a
-// hand does against a wall. Without it the monkey's seed 1 on
+// (and the pins and the drag anchor, holdHands) held where they were
+// (advance), so the drag stops there, visibly, as a hand does against a
+// wall. Without it the monkey's seed 1 on
 // sphere-adaptive dragged the sphere down onto the cloth lying on the
 // ground, and 17 vertices ended 5 cm inside the sphere, tangling the
 // cloth (issue 39).
@@ -450,7 +451,7 @@ func (s *Sim) ObstacleGoal(i int) (geom.Vec3, bool) {
 // with its path at HandSpeed (Pin.behind), the script waiting for the
 // cloth as a hand would (monkey.TestHandPinsThroughFailsafe,
 // app.TestReplayCurtainMonkey).
-var errBlocked = errors.New("a dragged obstacle pushed the cloth into an obstacle")
+var errBlocked = errors.New("a hand or a pin was blocked: the step is taken again with them held")
 
 // pinsMoving reports whether a pin goes somewhere in the step being taken
 // (pinNext), the drag spring's anchor moves, or moveHands moved an
