@@ -27,9 +27,16 @@ func TestGUISideBySide(t *testing.T) {
 	u := startUndo(t, "--scene", abs, "--speed", "0") // history_gui_test.go
 	// The box, then both runs: the full-resolution one at 2592
 	// triangles.
+	// Locked from the start for the screenshot, so that both cloths
+	// show the same moment: unlocked, the adaptive run was up to 2.5 s
+	// ahead when the screenshot was taken, swung down with its dark back
+	// face to the camera, which clothPixels does not count (2 failures
+	// in 9 runs).
+	u.click("lock time", 0.1)
 	u.click("side by side", 0.1)
 	st := u.poll("both runs", func(s State) bool {
-		return s.SideBySide != nil && s.SideBySide.Left.Triangles == 2592 && s.SideBySide.Right.Steps > 10 && s.SideBySide.Left.Steps > 10
+		return s.SideBySide != nil && s.SideBySide.Locked && math.Abs(s.SideBySide.Ahead) <= 0.05 &&
+			s.SideBySide.Left.Triangles == 2592 && s.SideBySide.Right.Steps > 10 && s.SideBySide.Left.Steps > 10
 	})
 	ss := st.SideBySide
 	t.Logf("left %q: t = %.2f s, %d triangles, %.1f ms/step; right %q: t = %.2f s, %d triangles, %.1f ms/step",
@@ -59,6 +66,8 @@ func TestGUISideBySide(t *testing.T) {
 			t.Errorf("the %s view %v: %d pixels of the cloth, want at least 400", sideName(i), v, n)
 		}
 	}
+	u.click("lock time", 0.1)
+	u.poll("unlocked", func(s State) bool { return s.SideBySide != nil && !s.SideBySide.Locked })
 
 	// Drag the left run's left pin 60 px right and 40 px down: the pin at
 	// the same corner of the right run follows to the same target.
