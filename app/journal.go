@@ -77,6 +77,13 @@ type journal struct {
 	err error
 }
 
+// command journals c, applied after steps steps.
+func (j *journal) command(steps int, c Command) {
+	if j != nil {
+		j.write(journalLine{Steps: steps, Cmd: journalled(c)})
+	}
+}
+
 func (j *journal) write(v any) {
 	if j == nil || j.err != nil {
 		return

@@ -406,7 +406,7 @@ func (l *Loop) dueCommands(cmds []Command) []Command {
 // apply executes one command and reports whether it asks for a single
 // step now.
 func (l *Loop) apply(c Command) (step bool) {
-	l.journal.write(journalLine{Steps: l.calls, Cmd: journalled(c)})
+	l.journal.command(l.calls, c)
 	fail := func(err error) { l.emit(Event{Err: err}) }
 	switch c.Kind {
 	case CmdSetBlocks:

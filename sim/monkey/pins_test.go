@@ -32,7 +32,7 @@ func TestPinsKeepApart(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		r := curtainRun(t, seed, 1)
+		r := sceneRun(t, "curtain-adaptive", seed, 1)
 		s := r.sim
 		// gap checks apart's rule: a pin without a path never ends a step
 		// nearer to another pin than PinGap times their rest distance,
@@ -176,7 +176,7 @@ func TestLateDragsInGather(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		r := curtainRun(t, seed, 7)
+		r := sceneRun(t, "curtain-adaptive", seed, 7)
 		s := r.sim
 		start := 7 + 2*r.rng.Float64()
 		for s.Time < start {
@@ -215,12 +215,12 @@ func TestLateDragsInGather(t *testing.T) {
 	}
 }
 
-// curtainRun loads curtain-adaptive for a test driving it by hand, its
-// random stream (seed, stream), checked every 10 steps with 1 s of grace.
-func curtainRun(t *testing.T, seed, stream uint64) *run {
+// sceneRun loads a scene for a test driving it by hand, its random
+// stream (seed, stream), checked every 10 steps with 1 s of grace.
+func sceneRun(t *testing.T, scene string, seed, stream uint64) *run {
 	t.Helper()
 	r := &run{cfg: Config{Scenes: assets.Scenes, CheckEvery: 10, Grace: 1}, rng: rand.New(rand.NewPCG(seed, stream)), res: &Result{}}
-	if err := r.load("curtain-adaptive"); err != nil {
+	if err := r.load(scene); err != nil {
 		t.Fatal(err)
 	}
 	r.tangledSince, r.insideSince = -1, -1
@@ -260,11 +260,7 @@ func TestHandPinsThroughFailsafe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long physics run (about 15 s); it runs without -short")
 	}
-	r := &run{cfg: Config{Scenes: assets.Scenes, CheckEvery: 10, Grace: 1}, rng: rand.New(rand.NewPCG(7, 99)), res: &Result{}}
-	if err := r.load("hanging"); err != nil {
-		t.Fatal(err)
-	}
-	r.tangledSince, r.insideSince = -1, -1
+	r := sceneRun(t, "hanging", 7, 99)
 	s := r.sim
 	for i := 0; i < 100; i++ {
 		r.step()
