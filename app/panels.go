@@ -892,7 +892,7 @@ var helpLines = [][2]string{
 }
 
 // helpLimits are the limits a person meets when dragging (cloth.HandSpeed,
-// cloth.HandStretch, cloth.PinGap, cloth.ObstacleClearance), for the Help panel: what
+// cloth.HandStretch, cloth.PinGap, cloth.ObstacleClearance, cloth.SafetyStrain), for the Help panel: what
 // keeps a drag from blowing the cloth up.
 var helpLimits = []string{
 	fmt.Sprintf("pins (a new one too), dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
@@ -901,6 +901,7 @@ var helpLimits = []string{
 	fmt.Sprintf("a pin comes no nearer to another than %.0f %% of the cloth between them; a moving pin pushes it along", 100*cloth.PinGap),
 	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground, and, dragged while paused, at the cloth", 100*cloth.ObstacleClearance),
 	"an obstacle waits while the cloth it carries is stretched past the pins' limit",
+	fmt.Sprintf("with strain limiting off, no part of the cloth stretches past %.0f %% (twice its length)", 100*cloth.SafetyStrain),
 }
 
 // helpPanel sits in the right column between Stats and the legend, so it

@@ -195,15 +195,22 @@ func waitForEvent(t *testing.T, l *Loop, substr string) {
 }
 
 // TestLoopUnstable sets gravity to 10⁴ m/s², the largest the table
-// allows: within 20 steps the free vertices pass the simulation's speed
-// limit (a drag can no longer do that: its anchor moves at
-// cloth.HandSpeed), the step fails with cloth.ErrUnstable even after the
-// substep failsafe, and the loop must pause, keep the last good (finite)
-// state and report the error until Reset.
+// allows, and strain limiting on at its loosest (10, eleven times the
+// rest length: off, cloth.SafetyStrain would hold the sheet within
+// twice its length, and it hangs on at that gravity): within 20 steps
+// the free vertices pass the simulation's speed limit (a drag can no
+// longer do that: its anchor moves at cloth.HandSpeed), the step fails
+// with cloth.ErrUnstable even after the substep failsafe, and the loop
+// must pause, keep the last good (finite) state and report the error
+// until Reset.
 func TestLoopUnstable(t *testing.T) {
 	l := newTestLoop(t, "hanging", true)
 	runLoop(t, l)
 	s := l.Snapshots().Acquire()
+	sp := s.Blocks.Strain
+	sp.Enabled, sp.MaxWeft, sp.MaxWarp = true, 10, 10
+	l.Send(setCmd(BlockStrain, Blocks{Strain: sp}))
+	waitFor(t, l, "the strain limit", func(s *Snapshot) bool { return s.Blocks.Strain == sp })
 	p := s.Blocks.Params
 	p.Gravity = geom.Vec3{Y: -1e4}
 	l.Send(setCmd(BlockParams, Blocks{Params: p}))

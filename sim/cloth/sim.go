@@ -77,7 +77,7 @@ type StepStats struct {
 	Assemble   time.Duration     // element matrices, forces and the global system
 	Solve      time.Duration     // PCG
 	Other      time.Duration     // pins, integration, checks
-	Limit      time.Duration     // strain limiting (phase 4; zero when off)
+	Limit      time.Duration     // strain limiting (phase 4; with it off, the SafetyStrain check)
 	Collide    time.Duration     // collision handling (phase 4; zero without obstacles and self-collision)
 	Adapt      time.Duration     // mesh adaptation (zero without adaptivity)
 	Contact    contact.Stats     // what the collision phase did
@@ -564,8 +564,8 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 		clear(s.dvOld)
 		err = fmt.Errorf("step %d at t=%.3f s: PCG stopped at %d iterations with residual %.2g (tolerance %.2g): %w", s.Steps+1, t1, st.Iterations, st.Residual, p.Tolerance, ErrUnstable)
 	}
-	if err == nil && (s.sl.p.Enabled || s.collides()) {
-		s.fillInvMass()
+	if err == nil {
+		s.fillInvMass() // for strain limiting, which always runs (SafetyStrain), and collisions
 	}
 	// Phase 4: the post-processes of v^{n+½}, on one path with or
 	// without collisions (a stage that is off does nothing): the
@@ -583,7 +583,7 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 		if err == nil {
 			err = sv.Continuous()
 		}
-		for round := 0; err == nil && s.sl.p.Enabled && round < strainRounds && sv.Stats().CCDHits > 0; round++ {
+		for round := 0; err == nil && round < strainRounds && sv.Stats().CCDHits > 0; round++ {
 			var changed bool
 			if changed, err = s.strainPass(t1, &st, false); err != nil || !changed {
 				break

@@ -2,6 +2,7 @@ package cloth
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"drape/sim/buf"
@@ -66,10 +67,40 @@ func (s *Sim) SetStrainParams(p strainlimit.Params) error {
 	return nil
 }
 
+// SafetyStrain is the stretch limit, dimensionless, that holds on weft
+// and warp while strain limiting is off: a cloth is never let stretch to
+// more than twice its rest length in any direction. No scripted scene
+// comes near it (the golden runs are unchanged to the bit), so in play
+// it acts only where input forces what a cloth cannot do. Decision,
+// measured on the monkey's late drags of the gathered curtain
+// (sim/monkey TestLateDragsInGather, seed 6, which has no strain limit):
+// a free vertex between two pins that the gather squeezed together was
+// flung back and forth with its edges at 2–10 and then 25–47 times their
+// rest length, and the run blew up at t = 10.71 s (236 m/s); with this
+// limit its edges stay within twice their rest length, the fastest
+// vertex moves at 5 m/s and the run ends at rest (at 0.5 the limiter ran
+// out of passes in those steps). A released strain ε snaps back at about
+// ε·√(E/ρ), 100 m/s per unit strain for the default cloth (HandStretch),
+// so 1 also keeps a release below the blow-up speed.
+const SafetyStrain = 1.0
+
+// safetyLimits are the limiter's settings while strain limiting is off:
+// its defaults with SafetyStrain on weft and warp and no shear limit.
+var safetyLimits = func() strainlimit.Params {
+	p := strainlimit.DefaultParams()
+	p.Enabled = true
+	p.MaxWeft, p.MaxWarp, p.MaxShear = SafetyStrain, SafetyStrain, math.Pi/2
+	return p
+}()
+
 // strainLimits returns the limits in force for the step: the settings,
-// with ramp added to the stretch limits while a new limit closes in.
+// with ramp added to the stretch limits while a new limit closes in, or
+// safetyLimits with strain limiting off.
 func (s *Sim) strainLimits() strainlimit.Params {
 	p := s.sl.p
+	if !p.Enabled {
+		return safetyLimits
+	}
 	if s.sl.ramp > 0 {
 		p.MaxWeft = min(p.MaxWeft+s.sl.ramp, maxStretchLimit)
 		p.MaxWarp = min(p.MaxWarp+s.sl.ramp, maxStretchLimit)
@@ -129,11 +160,8 @@ const strainRounds = 2
 // keeps the first pass's stats in st.Strain, with the last pass's
 // MaxStrainAfter, adds its time to st.Limit, and reports whether it
 // changed a velocity (marked for the solver's next continuous stage).
-// With strain limiting off it does nothing.
+// With strain limiting off it holds SafetyStrain (strainLimits).
 func (s *Sim) strainPass(t1 float64, st *StepStats, first bool) (bool, error) {
-	if !s.sl.p.Enabled {
-		return false, nil
-	}
 	t := time.Now()
 	sv := s.ct.solver
 	sv.Mark()

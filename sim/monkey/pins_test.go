@@ -166,12 +166,17 @@ func TestLowPCGCap(t *testing.T) {
 // farther, slower one, since every pin of a gathered row is nearer than
 // the gap, and the nearer one ran through it; the triangle between the
 // three turned inside out and flung the free vertex below them. apart
-// now lets the nearest pin that comes too near decide.
+// now lets the nearest pin that comes too near decide. Seed 6 then still
+// blew up at t = 10.71 s (236 m/s): a free vertex between two pins the
+// gather had squeezed 2 mm apart was flung back and forth with its
+// edges at 2–10 and then 25–47 times their rest length (the scene has
+// no strain limit); cloth.SafetyStrain now holds every cloth within
+// twice its rest length.
 func TestLateDragsInGather(t *testing.T) {
 	if raceEnabled {
 		t.Skip("long physics run; it runs without the race detector")
 	}
-	seeds := []uint64{2, 3, 4}
+	seeds := []uint64{2, 3, 4, 6}
 	if testing.Short() {
 		seeds = seeds[:1]
 	}
