@@ -71,12 +71,12 @@ func (s *Sim) SetStrainParams(p strainlimit.Params) error {
 // and warp while strain limiting is off: a cloth is never let stretch to
 // more than twice its rest length in any direction. In the built-in
 // scenes (none has strain limiting on) it acts in a handful of steps, on
-// single small faces that contact impulses stretch past it: two-sheets 8
-// steps of 800 (largest strain before 111 %), curtain-adaptive 2 of 4000
-// (116 %, from t = 13.1 s), drop-pile and bunny 1 each (101 %, 130 %);
-// never in the others (largest 0–98 %), and not within the golden runs.
-// The check costs 2–9 % of a step (about 65 ns a face; 9 % on
-// BenchmarkStep's 2048-face hanging sheet, which has no contact). Decision,
+// single small faces that contact impulses stretch past it (two-sheets
+// 8 steps of 800, curtain-adaptive 2 of 4000, drop-pile and bunny 1
+// each; the largest strain before 101–130 %), never in the others
+// (largest 0–98 %), and not within the golden runs. Its checks take
+// 2.7–6.2 % of a step (the steps' Limit time over whole runs of
+// two-sheets, sphere-adaptive, hanging and curtain-adaptive). Decision,
 // measured on the monkey's late drags of the gathered curtain
 // (sim/monkey TestLateDragsInGather, seed 6, which has no strain limit):
 // a free vertex between two pins that the gather squeezed together was
