@@ -29,6 +29,7 @@ type Limits struct {
 	CoarsenFrac float64 // c in (0, 1): coarsen when |H| < c·l_g; dimensionless
 	GMax        int     // g_max, deepest generation, in [0, MaxGeneration]
 	MaxTris     int     // cap on live faces: no refinement starts once NumTris()+2 > MaxTris
+	MinSize     float64 // m, ≥ 0: no split of a face whose children would be smaller than it (Size); 0: none
 }
 
 // Validate returns an error naming the first field that is out of range.
@@ -44,6 +45,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("maximum generation must be in [0, %d], got %d", MaxGeneration, l.GMax)
 	case l.MaxTris < 1:
 		return fmt.Errorf("triangle cap must be at least 1, got %d", l.MaxTris)
+	case !(l.MinSize >= 0) || math.IsInf(l.MinSize, 0):
+		return fmt.Errorf("smallest face size must be finite and at least 0, got %v m", l.MinSize)
 	}
 	return nil
 }
@@ -700,7 +703,8 @@ func (a *Adapter) ringMaxes(curv []float64) []float64 {
 // g−2 for even faces), so that the result is not refined again by the
 // same curvature (hysteresis). Then a face that existed after coarsening is
 // refined when max |H| over its three vertices exceeds l_g, g is below
-// min(limits.GMax, Adapter.GMax) and NumTris()+2 ≤ MaxTris. Cascades may
+// min(limits.GMax, Adapter.GMax), NumTris()+2 ≤ MaxTris and the faces
+// its refinement makes are no smaller than limits.MinSize (Size). Cascades may
 // refine or coarsen neighbours regardless of their own criterion, as in
 // the paper (fig. 4). Invalid limits (see Limits.Validate) change nothing.
 //
@@ -749,7 +753,7 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 			continue
 		}
 		g := a.gen(int32(f))
-		if g >= gmax {
+		if g >= gmax || limits.MinSize > 0 && a.tooSmall(int32(f), g, limits.MinSize) {
 			continue
 		}
 		h := math.Max(math.Abs(curv[t[0]]), math.Max(math.Abs(curv[t[1]]), math.Abs(curv[t[2]])))
@@ -769,6 +773,35 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 	}
 	a.gmax = saved
 	return refined, coarsened
+}
+
+// Size returns the size of face f: the altitude of the equilateral
+// triangle of its rest area A, √(√3·A). A √3 step divides the area by 3
+// and the size by √3: a split makes three children of a third of the
+// area (Kobbelt 2000), and the flip that completes it shares two
+// children's area between two new faces. For an equilateral face of edge
+// a it is its altitude, a·√3/2.
+//
+// Decision: an area rather than the face's own smallest altitude. The
+// shape of a split's children depends on the neighbours the flips join
+// them to: bounding the parent's altitude over √3 (refined on a jittered
+// grid to g_max = 12) left faces 100 times thinner than the bound.
+func Size(m *geom.Mesh, f int32) float64 {
+	t := m.Tris[f]
+	a, b, c := m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]]
+	return math.Sqrt(math.Sqrt(3) * 0.5 * math.Abs(b.Sub(a).Cross(c.Sub(a))))
+}
+
+// tooSmall reports whether refining face f of generation g would make
+// faces smaller than minSize (> 0): for an even g the split's children
+// (Size over √3), for an odd g the flip's faces (about Size, the flip
+// does not shrink the area).
+func (a *Adapter) tooSmall(f int32, g int, minSize float64) bool {
+	size := Size(a.m, f)
+	if g%2 == 0 {
+		size /= math.Sqrt(3)
+	}
+	return size < minSize
 }
 
 // holdRings is how many vertex rings round the held faces Adapt leaves

@@ -8,6 +8,7 @@ import (
 
 	"drape/sim/adapt"
 	"drape/sim/buf"
+	"drape/sim/contact"
 	"drape/sim/geom"
 )
 
@@ -588,5 +589,56 @@ func TestRowsFollowTheMaterialPlane(t *testing.T) {
 		t.Errorf("%.3f of %d couplings cross the middle row, want ≤ 0.05", frac, total)
 	} else {
 		t.Logf("%.4f of %d couplings cross the middle row (%d rows)", frac, total, sys.n)
+	}
+}
+
+// TestAdaptStopsAtThickness checks that adaptation refines no face below
+// the collision thickness h while collisions are on (smallestFace): with
+// g_max = 31 and limits
+// that every bit of curvature passes, a wavy sheet refines until the
+// sheet refines to 13 856 faces, near the cap of 20 000, when h is
+// 0.1 mm, and stops at a sixth of that, with 99 % of its faces at least
+// h/2 in size (adapt.Size), when h is 2 cm.
+func TestAdaptStopsAtThickness(t *testing.T) {
+	const maxTris = 20000
+	var faces []int
+	for _, h := range []float64{1e-4, 0.02} {
+		s := adaptiveSheet(t, 6, 6, adapt.MaxGeneration)
+		p := s.AdaptParams()
+		p.Base, p.Max, p.MaxTris = 0.001, 0.002, maxTris
+		if err := s.SetAdaptParams(p); err != nil {
+			t.Fatal(err)
+		}
+		cp := contact.DefaultParams()
+		cp.Thickness = h // collisions on, and self-collision: the bound holds only then
+		if err := s.SetContactParams(cp); err != nil {
+			t.Fatal(err)
+		}
+		for range 40 {
+			st, err := s.Adapt()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Refined == 0 {
+				break
+			}
+		}
+		m := s.Mesh
+		var sizes []float64
+		for f := range m.Tris {
+			if m.FaceAlive(f) {
+				sizes = append(sizes, adapt.Size(m, int32(f)))
+			}
+		}
+		slices.Sort(sizes)
+		p1 := sizes[len(sizes)/100]
+		t.Logf("h = %v m: %d faces, face size 1st percentile %.4g m", h, len(sizes), p1)
+		faces = append(faces, len(sizes))
+		if h > 1e-3 && p1 < h/2 {
+			t.Errorf("h = %v m: 1st percentile of the face sizes %.4g m, below h/2", h, p1)
+		}
+	}
+	if faces[0] < 4*faces[1] {
+		t.Errorf("faces with h = 0.1 mm: %d, with h = 2 cm: %d; want at least 4 times as many", faces[0], faces[1])
 	}
 }
