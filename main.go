@@ -511,8 +511,12 @@ func cmdMonkey(args []string, stdout, stderr io.Writer) int {
 	first := fs.Uint64("seed", 1, "the first run's seed; the others follow it")
 	check := fs.Int("check", 10, "run the intersection oracle every `K` steps")
 	trace := fs.Bool("trace", false, "print every action")
+	wall := fs.Duration("wall", 0, "stop a run that has taken wall time `D` (e.g. 10m) and count it as failed: play made the scene crawl; 0: no limit")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
+	}
+	if *wall < 0 {
+		return fail(stderr, "monkey", exitUsage, fmt.Errorf("--wall must not be negative, got %v", *wall))
 	}
 	if !(*seconds > 0) || math.IsInf(*seconds, 0) {
 		return fail(stderr, "monkey", exitUsage, fmt.Errorf("--seconds must be positive and finite, got %v", *seconds))
@@ -527,7 +531,7 @@ func cmdMonkey(args []string, stdout, stderr io.Writer) int {
 	failed := 0
 	for _, sc := range names {
 		for k := range *seeds {
-			cfg := monkey.Config{Scenes: assets.Scenes, Scene: sc, Seed: *first + uint64(k), Seconds: *seconds, CheckEvery: *check}
+			cfg := monkey.Config{Scenes: assets.Scenes, Scene: sc, Seed: *first + uint64(k), Seconds: *seconds, CheckEvery: *check, Wall: *wall}
 			if *trace {
 				cfg.Trace = stdout
 			}

@@ -57,6 +57,10 @@ type Config struct {
 	Switch []string
 	// Trace, when set, gets one line per action.
 	Trace io.Writer
+	// Wall, when positive, is the run's budget of wall time: a run that
+	// spends it before its Seconds stops there, and that is a failure
+	// (a scene play made crawl), reported with how far it got.
+	Wall time.Duration
 }
 
 // Result is what a run found.
@@ -189,7 +193,13 @@ func Run(cfg Config) (*Result, error) {
 	}
 	r.tangledSince, r.insideSince = -1, -1
 	elapsed := 0.0
+	start := time.Now()
 	for elapsed < cfg.Seconds {
+		if cfg.Wall > 0 && time.Since(start) > cfg.Wall {
+			r.fail(fmt.Sprintf("wall budget of %v spent at %.2f s of %g s simulated (%d triangles, slowest step %v)",
+				cfg.Wall, elapsed, cfg.Seconds, r.sim.Mesh.NumTris(), r.res.SlowestStep.Round(time.Millisecond)))
+			break
+		}
 		t := r.sim.Time
 		if !r.act() {
 			continue

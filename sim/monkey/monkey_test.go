@@ -1,7 +1,9 @@
 package monkey
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"drape/assets"
 )
@@ -55,6 +57,20 @@ func TestMonkeySeesTangles(t *testing.T) {
 	}
 	if res.OK() || res.Lasting == 0 || res.MaxPairs == 0 {
 		t.Fatalf("a tangled start passed: %v", res)
+	}
+	t.Log(res)
+}
+
+// TestMonkeyWallBudget: a run that spends its wall-time budget stops
+// there and fails, saying how far it got (what `drape monkey --wall`
+// reports for a scene that play made crawl).
+func TestMonkeyWallBudget(t *testing.T) {
+	res, err := Run(Config{Scenes: assets.Scenes, Scene: "hanging", Seed: 1, Seconds: 60, Wall: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK() || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].What, "wall budget") || res.Time >= 60 {
+		t.Fatalf("a 60 s run with a 50 ms budget: %v", res)
 	}
 	t.Log(res)
 }
