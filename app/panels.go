@@ -96,6 +96,7 @@ type uiState struct {
 	pairCtl      pairControl           // side by side's controls (sidebyside_panels.go)
 	widgets      map[string][4]float32 // screen rectangles of named controls this frame (State.Widgets)
 	legendH      float32               // legend window height in the previous frame, for stacking Help above it
+	statsBottom  float32               // the Stats panel's lower edge in this frame, for keeping Help below it
 	detailDrawn  bool                  // the cloth drawn is the detail surface, which has no colour map (set by the viewer)
 	rec          recStatus
 	maxFPS       int        // the render rate cap (--max-fps), frames per second; 0: none
@@ -252,6 +253,7 @@ func (u *uiState) panels(s *Snapshot, fps float64, ds [2]float32, in *Interactio
 		imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
 		if imgui.BeginV("Stats", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse|imgui.WindowFlagsAlwaysAutoResize) {
 			u.statsPanel(s, fps, in)
+			u.statsBottom = imgui.WindowPos().Y + imgui.WindowHeight()
 		}
 		imgui.End()
 		u.legend(ds)
@@ -905,11 +907,16 @@ var helpLimits = []string{
 }
 
 // helpPanel sits in the right column between Stats and the legend, so it
-// covers none of the 3D view.
+// covers none of the 3D view and none of Stats: where the column is too
+// short for it (1280×800 with the Stats plots), it is as tall as the
+// room between them and scrolls.
 func (u *uiState) helpPanel(ds [2]float32) {
 	sc := u.scale
-	imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - margin*sc, Y: ds[1] - 2*margin*sc - u.legendH}, imgui.ConditionAlways, imgui.Vec2{X: 1, Y: 1})
+	bottom := ds[1] - 2*margin*sc - u.legendH
+	room := max(bottom-u.statsBottom-margin*sc, 80*sc)
+	imgui.SetNextWindowPosV(imgui.Vec2{X: ds[0] - margin*sc, Y: bottom}, imgui.ConditionAlways, imgui.Vec2{X: 1, Y: 1})
 	imgui.SetNextWindowSizeV(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.ConditionAlways)
+	imgui.SetNextWindowSizeConstraints(imgui.Vec2{X: statsW * sc, Y: 0}, imgui.Vec2{X: statsW * sc, Y: room})
 	if imgui.BeginV("Help (H)", &u.toggles.help, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsAlwaysAutoResize|imgui.WindowFlagsNoFocusOnAppearing) {
 		for _, l := range helpLines {
 			imgui.Text(l[0])

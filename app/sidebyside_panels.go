@@ -135,7 +135,10 @@ func drawPairOverlay(o *pairOverlay, sc float32) {
 			imgui.PushStyleColor(imgui.StyleColorText, pairColors[i])
 			imgui.Text(r.label)
 			imgui.PopStyleColor()
-			imgui.Textf("t = %6.2f s   %7.1f ms/step", st.Time, stepMs(st))
+			// The mean since the scene was (re)loaded: the last step's
+			// time jumps from step to step (adaptation, collisions) and
+			// could not be read or compared; the strip plots each step.
+			imgui.Textf("t = %6.2f s   %7.1f ms/step mean", st.Time, millis(st.StepMean))
 			imgui.Textf("%6d triangles   %4d PCG iterations", st.Triangles, st.Iterations)
 			if st.Err != "" {
 				imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.45, Z: 0.40, W: 1})
