@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"slices"
+	"strconv"
 	"testing"
 
 	"drape/sim/buf"

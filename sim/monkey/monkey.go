@@ -483,8 +483,8 @@ func (r *run) slider() {
 // and, with back, schedules the old block back at time later.
 func slide[T any](r *run, block string, t param.Table[T], v T, set func(*cloth.Sim, T) error, back bool, later float64) {
 	old := v
-	key := randomize(r.rng, t, &v)
-	r.trace("slider %s.%s", block, key)
+	key, val := randomize(r.rng, t, &v)
+	r.trace("slider %s.%s = %s", block, key, val)
 	r.setOr(set(r.sim, v), back, later, block+"."+key, func(s *cloth.Sim) error { return set(s, old) })
 }
 
@@ -501,8 +501,8 @@ func (r *run) setOr(err error, back bool, at float64, what string, undo func(*cl
 
 // randomize sets one field of v that has a viewer control (a Group) to a
 // random value of its slider's range (log-uniform for a logarithmic
-// slider), or flips it for a switch, and returns its key.
-func randomize[T any](rng *rand.Rand, t param.Table[T], v *T) string {
+// slider), or flips it for a switch, and returns its key and new value.
+func randomize[T any](rng *rand.Rand, t param.Table[T], v *T) (key, value string) {
 	var fields []*param.Field[T]
 	for i := range t {
 		if t[i].Group != "" {
@@ -518,12 +518,15 @@ func randomize[T any](rng *rand.Rand, t param.Table[T], v *T) string {
 	switch {
 	case f.Bool != nil:
 		*f.Bool(v) = !*f.Bool(v)
+		value = fmt.Sprint(*f.Bool(v))
 	case f.Int != nil:
 		*f.Int(v) = int(math.Round(x))
+		value = fmt.Sprint(*f.Int(v))
 	case f.Float != nil:
 		*f.Float(v) = x
+		value = fmt.Sprintf("%.4g", x)
 	}
-	return f.Key
+	return f.Key, value
 }
 
 // step takes one step, recovering a panic, and checks every CheckEvery

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"drape/assets"
 	"drape/sim/strainlimit"
 
 	"drape/sim/cloth"
@@ -552,5 +553,67 @@ func TestCrumpledScenesComeToRest(t *testing.T) {
 				t.Errorf("at the end: %v", rep)
 			}
 		})
+	}
+}
+
+// TestCollisionsBackOnDeepInside: collisions switched off let the ground
+// scene's sheet fall 3 m through the ground, and switched back on, the
+// proximity response pushes it out at contact.PushSpeed: it rises at
+// about 2 m/s, stays finite and slow, and
+// lies on the ground again, every vertex above it, within the time the
+// rise takes and half a second more. Without the cap the sheet was flung
+// out at 60 m/s, its lowest vertex 23 m up half a second later (in the
+// monkey's ground seed 1, whose sheet had a modulus 30 times stiffer, a
+// blow-up at 1500 m/s).
+func TestCollisionsBackOnDeepInside(t *testing.T) {
+	sc, err := LoadScene(assets.Scenes, "ground")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sc.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := s.ContactParams()
+	off := on
+	off.Enabled = false
+	if err := s.SetContactParams(off); err != nil {
+		t.Fatal(err)
+	}
+	lowest := func() float64 {
+		y := math.Inf(1)
+		for i, p := range s.Mesh.Pos {
+			if s.Mesh.VertAlive[i] {
+				y = math.Min(y, p.Y)
+			}
+		}
+		return y
+	}
+	for lowest() > -3 {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	depth := -lowest()
+	if err := s.SetContactParams(on); err != nil {
+		t.Fatal(err)
+	}
+	t0, fastest := s.Time, 0.0
+	for s.Time < t0+depth/contact.PushSpeed+0.5 {
+		if _, err := s.Step(); err != nil {
+			t.Fatalf("t = %.3f s, %.3f s after collisions came back on: %v", s.Time, s.Time-t0, err)
+		}
+		for i, v := range s.Mesh.Vel {
+			if s.Mesh.VertAlive[i] {
+				fastest = math.Max(fastest, v.Norm())
+			}
+		}
+	}
+	t.Logf("sheet %.2f m below the ground when collisions came back on; after %.2f s the lowest vertex at %.4f m, the fastest speed meanwhile %.2f m/s", depth, s.Time-t0, lowest(), fastest)
+	if fastest > 10 {
+		t.Errorf("fastest vertex %.2f m/s, want at most 10", fastest)
+	}
+	if y := lowest(); y < -s.ContactParams().Thickness || y > 0.05 {
+		t.Errorf("lowest vertex at %.4f m, want on the ground (within [−h, 5 cm])", y)
 	}
 }
