@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"drape/assets"
 	"drape/sim/strainlimit"
 
 	"drape/sim/cloth"
@@ -566,7 +565,7 @@ func TestCrumpledScenesComeToRest(t *testing.T) {
 // monkey's ground seed 1, whose sheet had a modulus 30 times stiffer, a
 // blow-up at 1500 m/s).
 func TestCollisionsBackOnDeepInside(t *testing.T) {
-	sc, err := LoadScene(assets.Scenes, "ground")
+	sc, err := LoadScene(sceneAssets, "ground")
 	if err != nil {
 		t.Fatal(err)
 	}
