@@ -152,12 +152,13 @@ func (p AdaptParams) limits() adapt.Limits {
 // Why. In a flat sheet every vertex lies at least the smallest altitude
 // of its one-ring faces from every face it does not touch, and the
 // proximity stage (Bridson et al. 2002 §7.1) tests exactly those
-// non-adjacent primitives: once the altitudes fall below h, the sheet is
-// "in contact" with itself everywhere it is fine, and its repulsion
-// fights the membrane. Faces that small are also far below anything the
-// contact model resolves (it keeps layers h apart). g_max alone does not
-// bound the size: its slider reaches adapt.MaxGeneration (31), 3^15.5
-// times finer than the base mesh, and the sliders of the viewer (and the
+// non-adjacent primitives: once the altitudes fall below h, it finds the
+// flat sheet within h of itself wherever it is that fine, and repels it
+// from itself (an argument, not a measurement). Faces that small are
+// also far below anything the contact model resolves (it keeps layers h
+// apart). g_max alone does not bound the size: its slider reaches
+// adapt.MaxGeneration (31), 15.5 √3 steps, edges about 5000 times
+// shorter than the base mesh's, and the sliders of the viewer (and the
 // monkey's) can refine a scene until the triangle cap stops it
 // (docs/robustness.md, the monkey's hanging seed 8). ARCSim bounds its
 // sizing field the same way, by a smallest edge length ℓ_min (Narain,
