@@ -464,28 +464,58 @@ func (r *run) slider() {
 	later := s.Time + 0.3 + 3.7*r.rng.Float64()
 	switch r.rng.IntN(4) {
 	case 0:
-		slide(r, "params", cloth.ParamTable, s.Params(), (*cloth.Sim).SetParams, back, later)
+		slide(r, "params", cloth.ParamTable, s.Params(), (*cloth.Sim).Params, (*cloth.Sim).SetParams, back, later)
 	case 1:
 		p := s.AdaptParams()
 		if p.Validate() != nil { // a scene without adaptivity: the panel's switch is off
 			p = cloth.DefaultAdaptParams()
 			p.Enabled = false
 		}
-		slide(r, "adapt", cloth.AdaptTable, p, (*cloth.Sim).SetAdaptParams, back, later)
+		slide(r, "adapt", cloth.AdaptTable, p, (*cloth.Sim).AdaptParams, (*cloth.Sim).SetAdaptParams, back, later)
 	case 2:
-		slide(r, "contact", contact.Table, s.ContactParams(), (*cloth.Sim).SetContactParams, back, later)
+		slide(r, "contact", contact.Table, s.ContactParams(), (*cloth.Sim).ContactParams, (*cloth.Sim).SetContactParams, back, later)
 	case 3:
-		slide(r, "strain", strainlimit.Table, s.StrainParams(), (*cloth.Sim).SetStrainParams, back, later)
+		slide(r, "strain", strainlimit.Table, s.StrainParams(), (*cloth.Sim).StrainParams, (*cloth.Sim).SetStrainParams, back, later)
 	}
 }
 
-// slide moves one control of parameter block v (table t, applied by set)
-// and, with back, schedules the old block back at time later.
-func slide[T any](r *run, block string, t param.Table[T], v T, set func(*cloth.Sim, T) error, back bool, later float64) {
+// slide moves one control of parameter block v (table t, read by get and
+// applied by set) and, with back, schedules that control's old value back
+// at time later. Only that control: a person who tries a friction and
+// puts it back does not also undo the collisions switch flipped since.
+// Restoring the whole block as it was, as the monkey did before, switched
+// collisions back on behind the back of a later slider (ground seed 1:
+// the friction's revert re-enabled collisions over a sheet 5.4 m under
+// the ground, the run before contact.PushSpeed).
+func slide[T any](r *run, block string, t param.Table[T], v T, get func(*cloth.Sim) T, set func(*cloth.Sim, T) error, back bool, later float64) {
 	old := v
 	key, val := randomize(r.rng, t, &v)
 	r.trace("slider %s.%s = %s", block, key, val)
-	r.setOr(set(r.sim, v), back, later, block+"."+key, func(s *cloth.Sim) error { return set(s, old) })
+	r.setOr(set(r.sim, v), back, later, block+"."+key, func(s *cloth.Sim) error {
+		cur := get(s)
+		copyField(t, key, &cur, &old)
+		return set(s, cur)
+	})
+}
+
+// copyField copies the field of table t with key from src to dst.
+func copyField[T any](t param.Table[T], key string, dst, src *T) {
+	for i := range t {
+		f := &t[i]
+		if f.Key != key {
+			continue
+		}
+		switch {
+		case f.Bool != nil:
+			*f.Bool(dst) = *f.Bool(src)
+		case f.Int != nil:
+			*f.Int(dst) = *f.Int(src)
+		case f.Float != nil:
+			*f.Float(dst) = *f.Float(src)
+		case f.Vec != nil:
+			*f.Vec(dst) = *f.Vec(src)
+		}
+	}
 }
 
 func (r *run) setOr(err error, back bool, at float64, what string, undo func(*cloth.Sim) error) {

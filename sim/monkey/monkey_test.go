@@ -1,11 +1,14 @@
 package monkey
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"drape/assets"
+	"drape/sim/cloth"
+	"drape/sim/contact"
 )
 
 // TestMonkey plays random interaction on scenes with pins, obstacles,
@@ -73,4 +76,43 @@ func TestMonkeyWallBudget(t *testing.T) {
 		t.Fatalf("a 60 s run with a 50 ms budget: %v", res)
 	}
 	t.Log(res)
+}
+
+// TestSliderRevertsOnlyItsControl: putting a slider back restores that
+// control alone. The friction slider is moved, collisions are switched
+// off after it, and the friction's revert must leave them off (restoring
+// the whole contact block switched them back on over a sheet that had
+// fallen through the ground: ground seed 1, docs/robustness.md).
+func TestSliderRevertsOnlyItsControl(t *testing.T) {
+	r := &run{cfg: Config{Scenes: assets.Scenes}, res: &Result{}}
+	for seed := uint64(0); ; seed++ {
+		if seed == 1000 {
+			t.Fatal("no seed of 1000 moved the friction slider")
+		}
+		if err := r.load("hanging"); err != nil {
+			t.Fatal(err)
+		}
+		r.rng = rand.New(rand.NewPCG(seed, 1))
+		s := r.sim
+		slide(r, "contact", contact.Table, s.ContactParams(), (*cloth.Sim).ContactParams, (*cloth.Sim).SetContactParams, true, 0)
+		if len(r.reverts) == 1 && r.reverts[0].what == "contact.friction" {
+			break
+		}
+	}
+	s := r.sim
+	before := contact.DefaultParams().Friction
+	if got := s.ContactParams().Friction; got == before {
+		t.Fatalf("the slider left the friction at %v", got)
+	}
+	cp := s.ContactParams()
+	cp.Enabled = false
+	if err := s.SetContactParams(cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.reverts[0].set(s); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.ContactParams(); got.Enabled || got.Friction != before {
+		t.Errorf("after the friction's revert: collisions on %v (want false), friction %v (want %v)", got.Enabled, got.Friction, before)
+	}
 }
