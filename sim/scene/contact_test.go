@@ -114,14 +114,7 @@ func TestContactScenesIntersectionFree(t *testing.T) {
 // to the end of 2 s, and stays finite and in place. Without untangling
 // (cloth/untangle.go) the collisions held the tangle for the whole run.
 func TestTangledStartUntangles(t *testing.T) {
-	sc, err := LoadScene(nil, "testdata/tangled.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := sc.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := buildScene(t, nil, "testdata/tangled.json")
 	before := len(exact.SelfIntersections(sim.Mesh.Pos, sim.Mesh.Tris))
 	if before == 0 {
 		t.Fatal("the tangled scene starts untangled: the test checks nothing")
@@ -565,14 +558,7 @@ func TestCrumpledScenesComeToRest(t *testing.T) {
 // monkey's ground seed 1, whose sheet had a modulus 30 times stiffer, a
 // blow-up at 1500 m/s).
 func TestCollisionsBackOnDeepInside(t *testing.T) {
-	sc, err := LoadScene(sceneAssets, "ground")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sc.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := buildScene(t, sceneAssets, "ground")
 	on := s.ContactParams()
 	off := on
 	off.Enabled = false

@@ -2,6 +2,7 @@ package scene
 
 import (
 	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,21 @@ import (
 
 // sceneAssets holds the shipped scenes, as the program embeds them.
 var sceneAssets = assets.Scenes
+
+// buildScene loads scene name from fsys (nil: a file) and builds it,
+// failing the test on an error.
+func buildScene(t testing.TB, fsys fs.FS, name string) *cloth.Sim {
+	t.Helper()
+	sc, err := LoadScene(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := sc.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
 
 func TestShippedScenes(t *testing.T) {
 	names := SceneNames(sceneAssets)
@@ -97,14 +113,7 @@ func TestCurtainParams(t *testing.T) {
 // spans a quarter of its width at 11 s anchored at the left end, and is
 // back in place from 17 s on.
 func TestCurtainGather(t *testing.T) {
-	s, err := LoadScene(sceneAssets, "curtain")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := s.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := buildScene(t, sceneAssets, "curtain")
 	pins := sim.Pins()
 	span := func(tm float64) (lo, hi float64) {
 		lo, hi = math.Inf(1), math.Inf(-1)

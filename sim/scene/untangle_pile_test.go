@@ -31,14 +31,7 @@ func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
 	}
 	var before, after int
 	for _, off := range []float64{0.66, 0.68, 0.69, 0.70, 0.71, 0.72, 0.74} { // seconds with self-collision off
-		sc, err := LoadScene(sceneAssets, "drop-pile")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := sc.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
+		sim := buildScene(t, sceneAssets, "drop-pile")
 		cp := sim.ContactParams()
 		cp.SelfCollision = false
 		if err := sim.SetContactParams(cp); err != nil {
