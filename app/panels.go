@@ -485,6 +485,9 @@ func (u *uiState) contactPanel(s *Snapshot, a *uiAction) {
 	}
 	if st.Retried > 0 {
 		imgui.Textf("failsafe    %5d steps taken again in halves", st.Retried)
+		if st.RetriedAtCap > 0 {
+			imgui.Textf("            %5d of them: PCG stopped at its cap", st.RetriedAtCap)
+		}
 	}
 	share := 0.0
 	if total := st.Total(); total > 0 {

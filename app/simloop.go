@@ -180,6 +180,9 @@ type Loop struct {
 	// retried counts the steps since the last rebuild that needed the
 	// substep failsafe (Stats.Retried).
 	retried int
+	// retriedAtCap counts those of them whose solve stopped at the PCG
+	// cap (cloth.ErrUnconverged; Stats.RetriedAtCap).
+	retriedAtCap int
 	// stepSum, stepN: the wall time and count of the steps since the
 	// last rebuild (Stats.StepMean).
 	stepSum time.Duration
@@ -578,7 +581,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	l.err = ""
 	l.editErr = ""
 	l.last = StepInfo{}
-	l.retried = 0
+	l.retried, l.retriedAtCap = 0, 0
 	l.stepSum, l.stepN = 0, 0
 	l.epoch++
 	l.pace.reset()
@@ -613,6 +616,9 @@ func (l *Loop) step() {
 	l.stepN++
 	if st.Substeps > 0 {
 		l.retried++
+		if errors.Is(st.Retry, cloth.ErrUnconverged) {
+			l.retriedAtCap++
+		}
 	}
 	if l.pauseAt > 0 && l.s.Time() >= l.pauseAt-l.s.Dt()/2 {
 		l.paused, l.pauseAt = true, 0
@@ -666,6 +672,7 @@ func (l *Loop) fill(dst *Snapshot, reuse bool) {
 		CurvAbsP98:    surf.CurvAbsP98,
 		Tangled:       surf.Tangled,
 		Retried:       l.retried,
+		RetriedAtCap:  l.retriedAtCap,
 		StepMean:      l.stepSum / time.Duration(max(l.stepN, 1)),
 		Paused:        l.paused, Finite: s.Finite(), Err: l.err,
 	}

@@ -88,7 +88,7 @@ var ParamTable = param.Table[Params]{
 	{Key: "tolerance", Label: "PCG tolerance", Doc: "PCG stops when the preconditioned residual falls below tolerance² times its start value", Group: "Solver",
 		Default: 1e-3, Min: 1e-12, Max: 0.5, SliderMin: 1e-6, SliderMax: 0.1, Log: true, Format: "%.1e",
 		Float: func(p *Params) *float64 { return &p.Tolerance }},
-	{Key: "max_iter", Label: "PCG iteration cap", Doc: "PCG iteration cap per step", Group: "Solver",
+	{Key: "max_iter", Label: "PCG iteration cap", Doc: "PCG iteration cap per step; a solve that stops at it far from converged is taken again as half steps (the failsafe), which the Stats panel counts", Group: "Solver",
 		Default: 1000, Min: 1, Max: 100000, SliderMin: 5, SliderMax: 2000, Log: true, Format: "%d",
 		Int: func(p *Params) *int { return &p.MaxIter }},
 	{Key: "gravity", Unit: "m/s²", Doc: "gravitational acceleration",

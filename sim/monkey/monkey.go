@@ -65,17 +65,20 @@ type Config struct {
 
 // Result is what a run found.
 type Result struct {
-	Seed      uint64
-	Scene     string // the scene the run started with
-	Steps     int    // steps taken (across resets and switches)
-	Time      float64
-	Actions   int
-	Retried   int // steps that needed the substep failsafe
-	Blowups   int // steps that failed even so (the run resets and goes on)
-	Panics    int
-	Rejected  int // parameter values the simulation refused (not failures)
-	MaxPairs  int // most intersecting cloth triangle pairs at a check
-	MaxInside int // most cloth vertices inside obstacles at a check
+	Seed    uint64
+	Scene   string // the scene the run started with
+	Steps   int    // steps taken (across resets and switches)
+	Time    float64
+	Actions int
+	Retried int // steps that needed the substep failsafe
+	// RetriedAtCap counts the Retried steps halved because their solve
+	// stopped at a PCG cap a slider set too low (cloth.Sim.RetriedAtCap).
+	RetriedAtCap int
+	Blowups      int // steps that failed even so (the run resets and goes on)
+	Panics       int
+	Rejected     int // parameter values the simulation refused (not failures)
+	MaxPairs     int // most intersecting cloth triangle pairs at a check
+	MaxInside    int // most cloth vertices inside obstacles at a check
 	// MaxDepth is the deepest a free cloth vertex was inside an obstacle
 	// at a check, m (by the obstacle's own signed distance).
 	MaxDepth float64
@@ -109,8 +112,8 @@ func (r *Result) OK() bool {
 }
 
 func (r *Result) String() string {
-	s := fmt.Sprintf("%s seed %d: %d steps, %.2f s, %d actions, %d retried, %d blow-ups, %d panics, pairs max %d, inside max %d (deepest %.1f mm), lasting %d, triangles max %d, slowest step %v",
-		r.Scene, r.Seed, r.Steps, r.Time, r.Actions, r.Retried, r.Blowups, r.Panics, r.MaxPairs, r.MaxInside, 1000*r.MaxDepth, r.Lasting, r.MaxTris, r.SlowestStep.Round(time.Millisecond))
+	s := fmt.Sprintf("%s seed %d: %d steps, %.2f s, %d actions, %d retried (%d at the PCG cap), %d blow-ups, %d panics, pairs max %d, inside max %d (deepest %.1f mm), lasting %d, triangles max %d, slowest step %v",
+		r.Scene, r.Seed, r.Steps, r.Time, r.Actions, r.Retried, r.RetriedAtCap, r.Blowups, r.Panics, r.MaxPairs, r.MaxInside, 1000*r.MaxDepth, r.Lasting, r.MaxTris, r.SlowestStep.Round(time.Millisecond))
 	if len(r.Failures) > 0 {
 		s += "; first failure: " + r.Failures[0].String()
 	}
@@ -152,10 +155,10 @@ type run struct {
 	rng *rand.Rand
 	res *Result
 
-	sc      *scene.Scene
-	sim     *cloth.Sim
-	steps   int
-	retried int // Retried of the simulations that resets and switches replaced
+	sc             *scene.Scene
+	sim            *cloth.Sim
+	steps          int
+	retried, atCap int // Retried and RetriedAtCap of the simulations that resets and switches replaced
 
 	// the gesture in progress
 	kind       int
@@ -214,7 +217,8 @@ func Run(cfg Config) (*Result, error) {
 		}
 	}
 	r.check()
-	r.res.Steps, r.res.Time, r.res.Retried = r.steps, elapsed, r.retried+r.sim.Retried()
+	r.res.Steps, r.res.Time = r.steps, elapsed
+	r.res.Retried, r.res.RetriedAtCap = r.retried+r.sim.Retried(), r.atCap+r.sim.RetriedAtCap()
 	return r.res, nil
 }
 
@@ -232,7 +236,7 @@ func (r *run) load(name string) error {
 		return err
 	}
 	if r.sim != nil {
-		r.retried += r.sim.Retried()
+		r.retired(r.sim)
 	}
 	r.sc, r.sim = sc, s
 	r.kind, r.until, r.reverts = gIdle, s.Time, nil
@@ -262,10 +266,16 @@ func (r *run) reset() {
 			r.fail("reset: " + err.Error())
 		}
 	}
-	r.retried += old.Retried()
+	r.retired(old)
 	r.sim = s
 	r.kind, r.until = gIdle, s.Time
 	r.tangledSince, r.insideSince = -1, -1
+}
+
+// retired adds the retries of s, which a reset or switch replaces.
+func (r *run) retired(s *cloth.Sim) {
+	r.retried += s.Retried()
+	r.atCap += s.RetriedAtCap()
 }
 
 func (r *run) fail(what string) {
@@ -588,6 +598,9 @@ func (r *run) step() (ok bool) {
 		r.trace("step failed: %v; reset", err)
 		r.reset()
 		return false
+	}
+	if st.Retry != nil {
+		r.trace("retried (%d substeps): %v", st.Substeps, st.Retry)
 	}
 	r.res.MaxTris = max(r.res.MaxTris, s.Mesh.NumTris())
 	if r.steps%r.cfg.CheckEvery == 0 {
