@@ -408,3 +408,25 @@ func (s *Sim) holdTangles(vs []int32) {
 	}
 	s.ad.a.Hold(c.near)
 }
+
+// takeBackEscape removes from the committed velocities what the
+// collision phase added to move vertices out of a body faster than
+// contact.PushSpeed (contact.Solver.Escape): the part of each velocity
+// along that escape, up to its length, so that the cloth has moved out
+// by it in this step and leaves the body no faster than PushSpeed.
+func (s *Sim) takeBackEscape() {
+	if s.ct.solver == nil {
+		return
+	}
+	esc := s.ct.solver.Escape()
+	m := s.Mesh
+	for i, e := range esc {
+		n2 := e.Dot(e)
+		if n2 == 0 || i >= len(m.Vel) || !m.VertAlive[i] {
+			continue
+		}
+		if along := m.Vel[i].Dot(e) / n2; along > 0 {
+			m.Vel[i] = m.Vel[i].Sub(e.Scale(min(along, 1)))
+		}
+	}
+}

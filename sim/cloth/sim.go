@@ -771,6 +771,7 @@ func (s *Sim) commit(t1 float64) {
 			m.Pos[i] = m.Pos[i].Add(m.Vel[i].Scale(dt))
 		}
 	})
+	s.takeBackEscape()
 	for k := range s.pins {
 		p := &s.pins[k]
 		p.Target = s.pinNext[k]

@@ -153,7 +153,10 @@
 //     0.01·h (response.go).
 //   - The proximity repulsion raises the relative normal velocity to
 //     0.1·(h − d)/Δt, Bridson et al.'s cap, without their spring-stiffness
-//     cap (the package knows no stiffness). The pairs it finds within h,
+//     cap (the package knows no stiffness), and at most PushSpeed: cloth
+//     deeper in a body than that allows is moved out at up to EscapeSpeed
+//     by a displacement the cloth does not keep (Solver.Escape, a split
+//     impulse). The pairs it finds within h,
 //     cloth–cloth and with static bodies, are handed out (Solver.Near) so
 //     that the cloth puts the spring itself into its next implicit solve
 //     (cloth/repulsion.go).

@@ -3,6 +3,7 @@ package contact
 import (
 	"math"
 
+	"drape/sim/buf"
 	"drape/sim/geom"
 )
 
@@ -107,8 +108,62 @@ const repulsionRate = 0.1
 // cloth's next implicit solve (Near; cloth/repulsion.go). It returns the
 // normal impulse.
 func (s *Solver) repulse(pr *pair) float64 {
-	over := s.p.Thickness - pr.d
-	return s.impulse(pr, min(repulsionRate*over/s.dt, PushSpeed), s.friction(pr))
+	rate := repulsionRate * (s.p.Thickness - pr.d) / s.dt
+	j := s.impulse(pr, min(rate, PushSpeed), s.friction(pr))
+	if pr.body >= 0 && rate > PushSpeed {
+		s.escapeBody(pr, min(rate, EscapeSpeed))
+	}
+	return j
+}
+
+// EscapeSpeed caps the speed, m/s, at which cloth deep inside a body
+// moves out of it (escapeBody): 5 cm a step at Δt = 5 ms, so that a
+// sheet that fell 5 m through the ground while collisions were off is
+// out 0.5 s after they are back on, where PushSpeed alone took 2.5 s.
+const EscapeSpeed = 10.0
+
+// escapeBody raises the relative normal velocity of a body pair deeper
+// than PushSpeed allows (repulse has raised it to PushSpeed) to target,
+// without friction, and keeps the change per cloth vertex (Escape): a
+// displacement for this step, not momentum, which the caller takes back
+// from the velocity it carries into the next step. It is the split
+// impulse of rigid-body engines (Catto's pseudo-velocities): the overlap
+// is undone at the rate of the repulsion, 0.1·(h − d)/Δt, up to
+// EscapeSpeed, and the cloth leaves the body at PushSpeed at most, not
+// at the 108 m/s that flung the monkey's ground seed 1. It goes through
+// the velocities before the CCD passes, which check it against the rest
+// of the cloth like any motion.
+func (s *Solver) escapeBody(pr *pair, target float64) {
+	if !s.escaped {
+		s.escape = buf.Zeroed(s.escape, len(s.c.V))
+		s.escaped = true
+	}
+	var before [4]geom.Vec3
+	np := npoints(pr)
+	for k := 0; k < np; k++ {
+		if pr.bodyPts&(1<<k) == 0 {
+			before[k] = s.c.V[pr.ids[k]]
+		}
+	}
+	s.impulse(pr, target, 0)
+	for k := 0; k < np; k++ {
+		if pr.bodyPts&(1<<k) == 0 {
+			id := pr.ids[k]
+			s.escape[id] = s.escape[id].Add(s.c.V[id].Sub(before[k]))
+		}
+	}
+}
+
+// Escape returns, per cloth vertex, the velocity that this step's
+// proximity stage added to move it out of a body faster than PushSpeed
+// (escapeBody), or nil when it added none. The caller moves the cloth
+// with it and then takes it back from the velocity it keeps: the part of
+// the committed velocity along it, up to its length.
+func (s *Solver) Escape() []geom.Vec3 {
+	if !s.escaped {
+		return nil
+	}
+	return s.escape
 }
 
 // PushSpeed caps the speed, m/s, at which the proximity response
@@ -118,9 +173,10 @@ func (s *Solver) repulse(pr *pair) float64 {
 // a body, after collisions were switched back on over it. Found by the
 // monkey (ground, seed 1): a sheet that had fallen 5.4 m through the
 // ground with collisions off was pushed up at 108 m/s, and blew up at
-// 1500 m/s. Capped, it rises through the ground at PushSpeed, as
-// untangling moves crossed layers (cloth's untangleSpeed, also 2 m/s),
-// and comes to rest on it. Capping the repulsion springs of the cloth's
+// 1500 m/s. Capped, it leaves the ground at PushSpeed, as untangling
+// moves crossed layers (cloth's untangleSpeed, also 2 m/s), and comes to
+// rest on it; the rest of a deep overlap is undone by a displacement of
+// up to EscapeSpeed that the cloth does not keep (escapeBody). Capping the repulsion springs of the cloth's
 // solve as well (their overlap at PushSpeed·Δt) was not needed for that
 // and changed the gathered curtain, whose crushed folds overlap by more
 // than a centimetre: TestLateDragsInGather's seed 3 blew up (632 m/s).

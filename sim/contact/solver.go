@@ -226,8 +226,13 @@ type Solver struct {
 	ccdDone  bool        // Continuous has run in this step
 	contacts []Contact
 	nearV    []bool // vertices within h of something, last call
-	zones    zoneState
-	stats    Stats
+	// escape: per vertex, the part of this step's velocity that moves it
+	// out of a body faster than PushSpeed (escapeBody); escaped: some is
+	// not zero
+	escape  []geom.Vec3
+	escaped bool
+	zones   zoneState
+	stats   Stats
 }
 
 const (
@@ -352,6 +357,7 @@ func (s *Solver) Begin(c *Cloth, bodies []Body, dt float64, p Params) error {
 	s.near = s.near[:0]
 	s.zones.active = false
 	s.c, s.on, s.ccdDone = nil, false, false
+	s.escaped = false
 	if !p.Enabled {
 		return nil
 	}
