@@ -195,20 +195,9 @@ func (s *Solver) patchNearChunk(_, lo, hi int) {
 		if !boxesMeet(qlo, qhi, st.lo, st.hi) {
 			continue
 		}
-		x0, y0, z0 := g.cellOf(qlo)
-		x1, y1, z1 := g.cellOf(qhi)
-	cells:
-		for ix := x0; ix <= x1; ix++ {
-			for iy := y0; iy <= y1; iy++ {
-				for iz := z0; iz <= z1; iz++ {
-					for _, t := range g.bucket(ix, iy, iz) {
-						if boxesMeet(qlo, qhi, g.lo[t], g.hi[t]) {
-							s.pnear[p] = true
-							break cells
-						}
-					}
-				}
-			}
+		for range g.overlapping(qlo, qhi) {
+			s.pnear[p] = true
+			break
 		}
 	}
 }
