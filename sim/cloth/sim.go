@@ -84,8 +84,8 @@ type StepStats struct {
 	Springs    int               // repulsion springs in this step's solve (repulsion.go)
 	Strain     strainlimit.Stats // what strain limiting did
 	Substeps   int               // substeps the failsafe took for this step (0: none; see Step)
-	// Retry is the failure that made the failsafe halve the step (nil
-	// when it took none): the first, of the whole step's attempt.
+	// Retry is the error of the step's first attempt when the failsafe
+	// halved it (nil when it did not).
 	Retry error
 }
 
@@ -484,9 +484,10 @@ func (s *Sim) Step() (StepStats, error) {
 const FailsafeDepth = 4
 
 // pcgSlack: a solve that stops at Params.MaxIter with its residual above
-// pcgSlack times Params.Tolerance fails the step for the failsafe, which
-// halves it, except at the last depth, whose solve is taken as it is (a
-// cap set low on purpose then costs accuracy, not the step). An
+// pcgSlack times Params.Tolerance (and times defaultTolerance) fails the
+// step for the failsafe, which halves it, except at the last depth, whose
+// solve is taken as it is (a cap set low on purpose then costs accuracy,
+// not the step). An
 // unconverged Δv is not the implicit step's: on ground-angled with the
 // cap moved to 15 by the monkey (seed 7, t = 2.85 s) the step went on with
 // residuals 20–1000 times the tolerance, and the collision phase had to
@@ -498,19 +499,22 @@ const FailsafeDepth = 4
 // tablecloth), so none is affected.
 const pcgSlack = 10
 
-// The bound is pcgSlack times the default tolerance when the tolerance is
-// set tighter than that: a solve asked for 1.7e-5 that reached 1e-4 at
-// its cap is a good step, and halving it only triples the iterations of
-// a step that is already at the cap. On ground with the tolerance slider
-// at 1.7e-5 (monkey seed 1), 91 of 12 000 steps were halved for that.
+// defaultTolerance is the floor of pcgSlack's bound: with the tolerance
+// set tighter than the default, a solve stopped at the cap fails the step
+// only above pcgSlack times the default. A solve asked for 1.7e-5 that
+// reached 1e-4 at its cap is a good step, and halving it only triples
+// the iterations of a step already at the cap: on ground with the
+// tolerance slider at 1.7e-5 (monkey seed 1), 91 of 12 000 steps were
+// halved for that.
 var defaultTolerance = DefaultParams().Tolerance
 
 // ErrUnconverged is the failure of a solve that stopped at the cap
-// (pcgSlack), as StepStats.Retry: an ErrUnstable for the failsafe, counted apart from the
-// blow-ups (RetriedAtCap) because it is the price of a slider's choice
-// (a cap set low, or a system made ill-conditioned: a density of 7 g/m²
-// stopped ground's solves at the default cap of 1000 with residuals of
-// 0.02), not of a step that went wrong.
+// (pcgSlack), as StepStats.Retry gives it: an ErrUnstable for the
+// failsafe, counted apart from the blow-ups (RetriedAtCap) because it is
+// the price of a slider's choice (a cap set low, or a system made
+// ill-conditioned: a density of 7 g/m² stopped ground's solves at the
+// default cap of 1000 with residuals of 0.02), not of a step that went
+// wrong.
 var ErrUnconverged error = unconvergedError{}
 
 type unconvergedError struct{}
