@@ -117,9 +117,10 @@ func (s *Solver) repulse(pr *pair) float64 {
 }
 
 // EscapeSpeed caps the speed, m/s, at which cloth deep inside a body
-// moves out of it (escapeBody): 5 cm a step at Δt = 5 ms, so that a
-// sheet that fell 5 m through the ground while collisions were off is
-// out 0.5 s after they are back on, where PushSpeed alone took 2.5 s.
+// moves out of it (escapeBody): 5 cm a step at Δt = 5 ms. Measured
+// (TestCollisionsBackOnDeepInside): a sheet that fell 3 m through the
+// ground while collisions were off is out 0.38 s after they are back
+// on, where PushSpeed alone took 1.6 s.
 const EscapeSpeed = 10.0
 
 // escapeBody raises the relative normal velocity of a body pair deeper
@@ -176,10 +177,11 @@ func (s *Solver) Escape() []geom.Vec3 {
 // 1500 m/s. Capped, it leaves the ground at PushSpeed, as untangling
 // moves crossed layers (cloth's untangleSpeed, also 2 m/s), and comes to
 // rest on it; the rest of a deep overlap is undone by a displacement of
-// up to EscapeSpeed that the cloth does not keep (escapeBody). Capping the repulsion springs of the cloth's
-// solve as well (their overlap at PushSpeed·Δt) was not needed for that
-// and changed the gathered curtain, whose crushed folds overlap by more
-// than a centimetre: TestLateDragsInGather's seed 3 blew up (632 m/s).
+// up to EscapeSpeed that the cloth does not keep (escapeBody). Capping
+// the repulsion springs of the cloth's solve as well (their overlap at
+// PushSpeed·Δt) was not needed for that and changed the gathered
+// curtain, whose crushed folds overlap by more than a centimetre:
+// TestLateDragsInGather's seed 3 blew up (632 m/s).
 // With both capped, 5 m/s instead of 2 flung seed 1's sheet 40 m
 // sideways. The golden runs are unchanged.
 const PushSpeed = 2.0

@@ -72,7 +72,9 @@ type Result struct {
 	Actions int
 	Retried int // steps that needed the substep failsafe
 	// RetriedAtCap counts the Retried steps halved because their solve
-	// stopped at a PCG cap a slider set too low (cloth.Sim.RetriedAtCap).
+	// stopped at the PCG cap far from converged: a cap a slider set too
+	// low, or a system a slider made ill-conditioned
+	// (cloth.Sim.RetriedAtCap).
 	RetriedAtCap int
 	Blowups      int // steps that failed even so (the run resets and goes on)
 	Panics       int
