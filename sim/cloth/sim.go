@@ -504,7 +504,7 @@ const pcgSlack = 10
 // only above pcgSlack times the default. A solve asked for 1.7e-5 that
 // reached 1e-4 at its cap is a good step, and halving it only triples
 // the iterations of a step already at the cap: on ground with the
-// tolerance slider at 1.7e-5 (monkey seed 1), 91 of 12 000 steps were
+// tolerance slider at 1.7e-5 (monkey seed 1), 89 of 12 000 steps were
 // halved for that.
 var defaultTolerance = DefaultParams().Tolerance
 

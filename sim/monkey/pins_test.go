@@ -165,7 +165,7 @@ func TestLowPCGCap(t *testing.T) {
 // does not make the failsafe halve steps whose solve reached the default
 // accuracy at the cap (cloth.defaultTolerance). The monkey's seed 1 on
 // ground set 1.7e-5; its solves stopped at the cap of 1000 with residuals
-// 6e-4–8e-4, and 91 steps were halved for it, tripling their cost.
+// 6e-4–8e-4, and 89 steps were halved for it, tripling their cost.
 func TestTightTolerance(t *testing.T) {
 	r := &run{cfg: Config{Scenes: assets.Scenes}, rng: rand.New(rand.NewPCG(1, 1)), res: &Result{}}
 	if err := r.load("hanging"); err != nil {
