@@ -512,21 +512,16 @@ func slide[T any](r *run, block string, t param.Table[T], v T, get func(*cloth.S
 
 // copyField copies the field of table t with key from src to dst.
 func copyField[T any](t param.Table[T], key string, dst, src *T) {
-	for i := range t {
-		f := &t[i]
-		if f.Key != key {
-			continue
-		}
-		switch {
-		case f.Bool != nil:
-			*f.Bool(dst) = *f.Bool(src)
-		case f.Int != nil:
-			*f.Int(dst) = *f.Int(src)
-		case f.Float != nil:
-			*f.Float(dst) = *f.Float(src)
-		case f.Vec != nil:
-			*f.Vec(dst) = *f.Vec(src)
-		}
+	switch f := t.Field(key); {
+	case f == nil:
+	case f.Bool != nil:
+		*f.Bool(dst) = *f.Bool(src)
+	case f.Int != nil:
+		*f.Int(dst) = *f.Int(src)
+	case f.Float != nil:
+		*f.Float(dst) = *f.Float(src)
+	case f.Vec != nil:
+		*f.Vec(dst) = *f.Vec(src)
 	}
 }
 
