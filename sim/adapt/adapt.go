@@ -29,8 +29,18 @@ type Limits struct {
 	CoarsenFrac float64 // c in (0, 1): coarsen when |H| < c·l_g; dimensionless
 	GMax        int     // g_max, deepest generation, in [0, MaxGeneration]
 	MaxTris     int     // cap on live faces: no refinement starts once NumTris()+2 > MaxTris
-	MinSize     float64 // m, ≥ 0: no split of a face whose children would be smaller than it (Size); 0: none
+	MinSize     float64 // m, ≥ 0: no split of a face whose children would be smaller than it (Size), and faces below MinSize/coarsenBelow coarsened; 0: none
 }
+
+// coarsenBelow: Adapt coarsens a face smaller than Limits.MinSize over
+// coarsenBelow, whatever the curvature asks, so that faces refined
+// before the bound was set (collisions switched on over a sheet refined
+// with them off, a thickness raised) go back to the bound. Not at
+// MinSize itself: the cascades and flips of refinements that respect the
+// bound leave a few faces below it (TestAdaptMinSize: 1 % of the faces
+// below half of it), and coarsening those would undo a refinement the
+// next call makes again. Measured in TestAdaptCoarsensBelowMinSize.
+const coarsenBelow = 2.0
 
 // Validate returns an error naming the first field that is out of range.
 func (l Limits) Validate() error {
@@ -704,7 +714,8 @@ func (a *Adapter) ringMaxes(curv []float64) []float64 {
 // same curvature (hysteresis). Then a face that existed after coarsening is
 // refined when max |H| over its three vertices exceeds l_g, g is below
 // min(limits.GMax, Adapter.GMax), NumTris()+2 ≤ MaxTris and the faces
-// its refinement makes are no smaller than limits.MinSize (Size). Cascades may
+// its refinement makes are no smaller than limits.MinSize (Size); a face
+// smaller than MinSize/coarsenBelow is coarsened whatever its curvature. Cascades may
 // refine or coarsen neighbours regardless of their own criterion, as in
 // the paper (fig. 4). Invalid limits (see Limits.Validate) change nothing.
 //
@@ -736,7 +747,8 @@ func (a *Adapter) Adapt(curv []float64, limits Limits) (refined, coarsened int) 
 		if g%2 == 0 {
 			back = g - 2
 		}
-		if g > gmax || a.coarsenCurv(int32(f), ring) < limits.CoarsenFrac*lim(back) {
+		if g > gmax || a.coarsenCurv(int32(f), ring) < limits.CoarsenFrac*lim(back) ||
+			limits.MinSize > 0 && Size(m, int32(f)) < limits.MinSize/coarsenBelow {
 			a.cands = append(a.cands, faceCand{int32(f), a.faceVer[f]})
 		}
 	}

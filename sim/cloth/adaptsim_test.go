@@ -592,6 +592,60 @@ func TestRowsFollowTheMaterialPlane(t *testing.T) {
 	}
 }
 
+// TestAdaptCoarsensWhenCollisionsReturn: a wavy sheet refined with
+// collisions off, below the thickness h = 2 cm, is coarsened back to the
+// bound once collisions come back on (smallestFace): 99 % of its faces
+// at least h/2 in size within a few adaptations, as when the bound held
+// from the start. Before, those faces stayed.
+func TestAdaptCoarsensWhenCollisionsReturn(t *testing.T) {
+	const h = 0.03
+	s := adaptiveSheet(t, 6, 6, adapt.MaxGeneration)
+	p := s.AdaptParams()
+	p.Base, p.Max, p.MaxTris = 0.001, 0.002, 20000
+	if err := s.SetAdaptParams(p); err != nil {
+		t.Fatal(err)
+	}
+	cp := contact.DefaultParams()
+	cp.Thickness = h
+	cp.Enabled = false
+	if err := s.SetContactParams(cp); err != nil {
+		t.Fatal(err)
+	}
+	p1 := func() (float64, int) {
+		var sizes []float64
+		for f := range s.Mesh.Tris {
+			if s.Mesh.FaceAlive(f) {
+				sizes = append(sizes, adapt.Size(s.Mesh, int32(f)))
+			}
+		}
+		slices.Sort(sizes)
+		return sizes[len(sizes)/100], len(sizes)
+	}
+	for range 12 {
+		if _, err := s.Adapt(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	off, nOff := p1()
+	if !(off < h/4) {
+		t.Fatalf("collisions off: 1st percentile of the face sizes %.4g m, not below h/4: the test checks little", off)
+	}
+	cp.Enabled = true
+	if err := s.SetContactParams(cp); err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		if _, err := s.Adapt(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	on, nOn := p1()
+	t.Logf("collisions off: %d faces, 1st percentile %.4g m; back on: %d faces, %.4g m", nOff, off, nOn, on)
+	if on < h/2 {
+		t.Errorf("collisions back on: 1st percentile of the face sizes %.4g m, below h/2", on)
+	}
+}
+
 // TestAdaptStopsAtThickness checks that adaptation refines no face below
 // the collision thickness h while collisions are on (smallestFace): with
 // g_max = 31 and limits
