@@ -90,7 +90,9 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     cross at x^n (contact.Untangler.Find);
 //  3. where some do, adds to v^{n+½} of every free vertex the descent
 //     direction of the intersection contour's length, g = −∂L/∂x
-//     (Volino & Magnenat-Thalmann 2006 §3.2; contact/untangle.go), as a
+//     (Volino & Magnenat-Thalmann 2006 §3.2; contact/untangle.go), with
+//     the push of the regions small contours enclose back to their side
+//     (Baraff, Witkin & Kass 2003 §3; contact/untangle_regions.go), as a
 //     velocity g·untangleSpeed/max(1, |g|), and hands the collision stages the
 //     tangled faces (one ring round the crossing ones) and their
 //     contours (contact.Untangler.Contour); the collision phase skips
@@ -142,6 +144,7 @@ func (s *Sim) untangle() {
 	}
 	un.fails, un.retry = c.failsafes, s.retried
 	un.u.Rings = untangleRings
+	un.u.Adj = m.Adj // the regions the contours enclose (contact/untangle_regions.go)
 	// Faces with a pinned vertex are left out: a person may hold a pin
 	// through the sheet, and the pin wins. Searched with them, such a
 	// crossing never resolved, and the band round it, exempt from

@@ -142,7 +142,8 @@
 //   - narrow.go: the primitive tests of a candidate pair; ccd.go: the
 //     coplanarity cubic and its roots; round.go: spheres and capsules.
 //   - response.go: impulses and friction; zones.go: impact zones.
-//   - intersect.go, untangle.go: counting and undoing intersections
+//   - intersect.go, untangle.go, untangle_contours.go,
+//     untangle_regions.go: counting and undoing intersections
 //     (IntersectingPairs, TangleCheck, Untangler).
 //
 // Decisions (where the papers leave a choice; each is argued at its code):

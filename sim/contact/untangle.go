@@ -59,9 +59,11 @@ import (
 // (Crossing) and Rings rings of faces round them (Band). Baraff, Witkin &
 // Kass 2003 ("Untangling cloth", §3) flag the region the contour
 // encloses and let it pass through; here the flagged set is a band round
-// the contour instead, since a contour that runs from boundary to
+// the contour, since a contour that runs from boundary to
 // boundary (a tangled start) encloses no region of its own, and the
-// band is what the next step's contour can reach. The collision pipeline
+// band is what the next step's contour can reach; the regions that small
+// contours do enclose are flagged and pushed back as well, when Adj is
+// set (untangle_regions.go). The collision pipeline
 // skips the cloth–cloth pairs of two tangled faces of one contour
 // (Cloth.Tangled, Cloth.Contour; untangle_contours.go), so that the
 // surfaces can pass back through each other where they cross, and keeps
@@ -89,6 +91,11 @@ type Untangler struct {
 	// Rings is the number of rings of faces round the intersecting ones
 	// that Find flags as tangled as well (0: only the intersecting faces).
 	Rings int
+	// Adj, when it has a slot per face of the tris Find is given (the
+	// face across each edge, −1 on the boundary: geom.Mesh.Adj), lets
+	// Find also flag and push the regions its contours enclose
+	// (untangle_regions.go).
+	Adj [][3]int32
 
 	g      grid
 	chunk  [parallel.Chunks][][2]int32 // the pairs each piece of the query found
@@ -106,6 +113,23 @@ type Untangler struct {
 	comp    []int32 // contours' scratch: per face slot, a pair through it
 	up      []int32 // contours' union–find over the pairs
 	vlabel  []int32 // contours' scratch: per vertex slot, a contour
+
+	// regions' scratch (untangle_regions.go), per vertex slot unless said
+	cuts     []cutEdge
+	keys     []uint64 // the cut edges' keys, sorted
+	part     []int32  // union–find over the edges that are not cut
+	piece    []int32  // union–find over every edge
+	bound    []bool   // on the boundary; per root of part: the part is
+	live     []bool   // a corner of a live face; later: in an enclosed region
+	size     []int32  // per root of part: its vertices
+	psize    []int32  // per root of piece: its vertices
+	push     []geom.Vec3
+	ends     []int32 // per root of part: cut-edge ends in it
+	encl     []bool  // per root of part: an enclosed region
+	out      []int32 // per root of part: cut edges from it to the outside
+	rcont    []int32 // per root of part: the contour of its cut edges
+	npairs   []int32 // per contour: its crossing pairs
+	enclosed int     // enclosed regions found by the last Find
 }
 
 // Find finds the pairs of live faces of the cloth (x; tris: 3 vertex slots
@@ -122,6 +146,7 @@ func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 	u.faces = buf.Grow(u.faces, len(tris))
 	u.verts = buf.Grow(u.verts, len(x))
 	u.contour = u.contour[:0]
+	u.enclosed = 0
 	if !faceGrid(&u.g, x, tris, nil) {
 		clear(u.grad)
 		clear(u.faces)
@@ -158,6 +183,7 @@ func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 		u.contour[i] = -1
 	}
 	u.contours(tris)
+	u.regions(x, tris)
 	return len(u.pairs)
 }
 

@@ -133,7 +133,13 @@ func comp(p geom.Vec3, c int) float64 {
 // (the direction scaled to step where it is longer than 1) until nothing
 // crosses or iters steps are done, and returns the steps taken.
 func descend(x []geom.Vec3, tris [][3]int32, step float64, iters int) int {
-	var u Untangler
+	return descendRegions(x, tris, nil, step, iters)
+}
+
+// descendRegions is descend with the regions the contours enclose pushed
+// as well (Untangler.Adj = adj).
+func descendRegions(x []geom.Vec3, tris, adj [][3]int32, step float64, iters int) int {
+	u := Untangler{Adj: adj}
 	for i := 0; i < iters; i++ {
 		if u.Find(x, tris) == 0 {
 			return i
