@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"drape/sim/cloth"
 	"drape/sim/internal/exact"
 )
 
@@ -35,22 +36,8 @@ func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
 	}
 	var before, after int
 	for _, off := range []float64{0.66, 0.68, 0.69, 0.70, 0.71, 0.72, 0.74} { // seconds with self-collision off
-		sim := buildScene(t, sceneAssets, "drop-pile")
-		cp := sim.ContactParams()
-		cp.SelfCollision = false
-		if err := sim.SetContactParams(cp); err != nil {
-			t.Fatal(err)
-		}
+		sim := pileSwitchedOn(t, off)
 		dt := sim.Params().Dt
-		for i := 0; i < int(math.Round(off/dt)); i++ {
-			if _, err := sim.Step(); err != nil {
-				t.Fatalf("T=%.2f, t=%.3f s: %v", off, sim.Time, err)
-			}
-		}
-		cp.SelfCollision = true
-		if err := sim.SetContactParams(cp); err != nil {
-			t.Fatal(err)
-		}
 		b := len(exact.SelfIntersections(sim.Mesh.Pos, sim.Mesh.Tris))
 		if b < 100 {
 			t.Fatalf("T=%.2f: only %d intersecting pairs when self-collision comes back: the test checks little", off, b)
@@ -86,22 +73,8 @@ func TestPileFoldUntangles(t *testing.T) {
 	if raceEnabled {
 		t.Skip("long physics run; it runs without the race detector")
 	}
-	sim := buildScene(t, sceneAssets, "drop-pile")
-	cp := sim.ContactParams()
-	cp.SelfCollision = false
-	if err := sim.SetContactParams(cp); err != nil {
-		t.Fatal(err)
-	}
+	sim := pileSwitchedOn(t, 0.72)
 	dt := sim.Params().Dt
-	for i := 0; i < int(math.Round(0.72/dt)); i++ {
-		if _, err := sim.Step(); err != nil {
-			t.Fatalf("t=%.3f s: %v", sim.Time, err)
-		}
-	}
-	cp.SelfCollision = true
-	if err := sim.SetContactParams(cp); err != nil {
-		t.Fatal(err)
-	}
 	b := len(exact.SelfIntersections(sim.Mesh.Pos, sim.Mesh.Tris))
 	for i := 0; i < int(math.Round(2/dt)); i++ {
 		if _, err := sim.Step(); err != nil {
@@ -113,4 +86,27 @@ func TestPileFoldUntangles(t *testing.T) {
 	if a != 0 {
 		t.Errorf("2 s after self-collision came back: %d intersecting pairs, want 0", a)
 	}
+}
+
+// pileSwitchedOn returns drop-pile run for off s with self-collision off,
+// with self-collision just switched back on.
+func pileSwitchedOn(t *testing.T, off float64) *cloth.Sim {
+	t.Helper()
+	sim := buildScene(t, sceneAssets, "drop-pile")
+	cp := sim.ContactParams()
+	cp.SelfCollision = false
+	if err := sim.SetContactParams(cp); err != nil {
+		t.Fatal(err)
+	}
+	dt := sim.Params().Dt
+	for i := 0; i < int(math.Round(off/dt)); i++ {
+		if _, err := sim.Step(); err != nil {
+			t.Fatalf("T=%.2f, t=%.3f s: %v", off, sim.Time, err)
+		}
+	}
+	cp.SelfCollision = true
+	if err := sim.SetContactParams(cp); err != nil {
+		t.Fatal(err)
+	}
+	return sim
 }
