@@ -70,12 +70,15 @@ import (
 // one that crosses several layers, and a region's cut edges pierce faces
 // of different layers, so that the mean direction is a guess. Measured on
 // drop-pile with self-collision off for T = 0.60, 0.61, …, 0.90 s and
-// then on (31 runs; pairs 5 s after; a throwaway test on the lines of
-// scene.TestSelfCollisionBackOnShrinksPile): without regions 5 runs end
-// at 0 pairs, median 551; with the regions of contours of at most 20
-// pairs 9 runs, median 179; with every contour's regions 7 runs, median
-// 955; with the regions of contours of at most 20 pairs whose cut edges
-// agree (the mean direction at least 0.9 long), 8 runs, median 564.
+// then on (31 runs; pairs 5 s after; docs/robustness.md): without
+// regions 5 runs end at 0 pairs, median 551; with the regions of
+// contours of at most 20 pairs 8 runs, median 469; with every contour's
+// regions 7 runs, median 986. Tried as well and not better: the regions
+// of contours of at most 20 pairs whose cut edges agree (the mean
+// direction at least 0.9 long; 8 runs, median 651), and of contours whose
+// crossing faces form at most two strips, one per sheet, whatever their
+// length (8 runs, median 957). The pile's figures swing with its
+// trajectory; the gain is in the runs that end at 0.
 const regionPairs = 20
 
 // cutEdge is a mesh edge (a, b) that pierces a face of the other surface
