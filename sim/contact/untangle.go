@@ -136,7 +136,8 @@ type Untangler struct {
 // per face, t[0] < 0 a free slot) that share no vertex and intersect, by
 // IntersectingPairs' test, in the same grid, and computes the contour's
 // length and gradient and the tangled faces and vertices (Rings rings
-// round the intersecting faces). It returns the number of pairs; when it
+// round the intersecting faces, and with Adj the regions small contours
+// enclose). It returns the number of pairs; when it
 // is 0 the gradient is zero and nothing is tangled. Gradient, Faces,
 // Verts and Pairs are valid until the next call.
 func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
@@ -257,7 +258,9 @@ func (u *Untangler) Pairs() [][2]int32 { return u.pairs }
 func (u *Untangler) Length() float64 { return u.length }
 
 // Gradient returns −∂L/∂x per vertex slot (dimensionless) of the last
-// Find: the direction that shortens the intersection contour.
+// Find: the direction that shortens the intersection contour; with Adj,
+// plus the push of each enclosed region to its side (at most 1 long,
+// untangle_regions.go).
 func (u *Untangler) Gradient() []geom.Vec3 { return u.grad }
 
 // Faces returns per face slot of the last Find Crossing (in a crossing
