@@ -175,8 +175,14 @@ func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 		return 0
 	}
 	clear(u.grad)
-	for _, p := range u.pairs {
-		u.length += pairGradient(x, tris[p[0]], tris[p[1]], u.grad)
+	u.cuts = u.cuts[:0]
+	for i, p := range u.pairs {
+		var pts [6]endPoint
+		n := endPoints(x, tris[p[0]], tris[p[1]], &pts)
+		u.length += pairGradient(pts[:n], u.grad)
+		if len(u.Adj) == len(tris) {
+			u.addCuts(x, pts[:n], int32(i))
+		}
 	}
 	u.flag(tris)
 	u.contour = buf.Grow(u.contour, len(tris))
@@ -371,12 +377,11 @@ func farthest(pts []endPoint) (int, int) {
 }
 
 // pairGradient adds −∂ℓ/∂x, ℓ the length of the intersection segment of
-// faces t and u (which cross), to grad, and returns ℓ; see the file
-// comment for the formulas. A segment of zero length adds nothing.
-func pairGradient(x []geom.Vec3, t, u [3]int32, grad []geom.Vec3) float64 {
-	var pts [6]endPoint
-	n := endPoints(x, t, u, &pts)
-	i, j := farthest(pts[:n])
+// two faces that cross, given their end points (endPoints), to grad, and
+// returns ℓ; see the file comment for the formulas. A segment of zero
+// length adds nothing.
+func pairGradient(pts []endPoint, grad []geom.Vec3) float64 {
+	i, j := farthest(pts)
 	if i < 0 {
 		return 0
 	}

@@ -83,11 +83,24 @@ const regionPairs = 20
 
 // cutEdge is a mesh edge (a, b) that pierces a face of the other surface
 // along a contour, with the direction a has to go (b the opposite one)
-// and the contour.
+// and the crossing pair whose segment ends there.
 type cutEdge struct {
 	a, b int32
 	dir  geom.Vec3 // unit: from a's side of the pierced face's plane to b's
-	c    int32
+	pair int32     // index in Untangler.pairs
+}
+
+// addCuts records the end points of pair's segment (endPoints) as cut
+// edges; Find calls it as it computes the gradient, when Adj is set.
+func (u *Untangler) addCuts(x []geom.Vec3, pts []endPoint, pair int32) {
+	for _, e := range pts {
+		nn := e.n.Norm()
+		s := e.n.Dot(x[e.b].Sub(x[e.a]))
+		if !(nn > 0) || s == 0 || math.IsInf(nn, 0) {
+			continue
+		}
+		u.cuts = append(u.cuts, cutEdge{e.a, e.b, e.n.Scale(math.Copysign(1/nn, s)), pair})
+	}
 }
 
 // edgeKey returns the key of the undirected edge (a, b) in regions'
@@ -101,31 +114,20 @@ func edgeKey(a, b int32) uint64 {
 
 // regions adds the push of each enclosed region to u.grad and flags its
 // faces and vertices (see the file comment). It needs u.Adj for tris
-// and runs after contours.
+// and the cut edges (addCuts), and runs after contours.
 func (u *Untangler) regions(x []geom.Vec3, tris [][3]int32) {
 	u.enclosed = 0
 	if len(u.Adj) != len(tris) {
 		return
 	}
-	// The cut edges, from the end points of every pair's segment.
-	u.cuts = u.cuts[:0]
-	u.keys = u.keys[:0]
-	for _, p := range u.pairs {
-		var pts [6]endPoint
-		n := endPoints(x, tris[p[0]], tris[p[1]], &pts)
-		c := u.contour[p[0]]
-		for _, e := range pts[:n] {
-			nn := e.n.Norm()
-			s := e.n.Dot(x[e.b].Sub(x[e.a]))
-			if !(nn > 0) || s == 0 || math.IsInf(nn, 0) {
-				continue
-			}
-			u.cuts = append(u.cuts, cutEdge{e.a, e.b, e.n.Scale(math.Copysign(1/nn, s)), c})
-			u.keys = append(u.keys, edgeKey(e.a, e.b))
-		}
-	}
+	// The cut edges (addCuts, from the end points of every pair's
+	// segment), by key.
 	if len(u.cuts) == 0 {
 		return
+	}
+	u.keys = u.keys[:0]
+	for _, e := range u.cuts {
+		u.keys = append(u.keys, edgeKey(e.a, e.b))
 	}
 	slices.Sort(u.keys)
 	// Parts (edges other than the cut ones) and pieces (every edge), and
@@ -175,7 +177,7 @@ func (u *Untangler) regions(x []geom.Vec3, tris [][3]int32) {
 		for _, v := range [2]int32{e.a, e.b} {
 			r := setRoot(u.part, v)
 			u.ends[r]++
-			u.rcont[r] = e.c
+			u.rcont[r] = u.contour[u.pairs[e.pair][0]]
 		}
 	}
 	u.countPairs()
