@@ -67,6 +67,28 @@ func (s *Sim) SetStrainParams(p strainlimit.Params) error {
 	return nil
 }
 
+// StrainRecovery is how fast, in strain per simulated second, the strain
+// limit takes in a face that begins a step over it
+// (strainlimit.Input.Recover): 0.15 a step at Δt = 5 ms. What puts a face
+// there is the collisions' continuous stage, which has the last word in
+// a step, a remesh's new face, or a drag; taken in at once, the face's
+// corners leave the step at its whole excess over Δt, and halving Δt
+// doubles that. Measured on the monkey's tablecloth seed 103 (strain
+// limit switched on by a slider, a vertex dragged into a heap of cloth
+// on the table, 27 000–55 000 CCD hits a step): with no bound, the CCD
+// responses left faces at 120–860 % at the end of each step, the next
+// step's limit pulled them back at once, and the kinetic energy doubled
+// every two steps until a vertex passed 200 m/s at t = 3.035 s; the
+// failsafe's halved steps only raised it (217 up to 550 m/s). Over the
+// 15 steps before that time, the fastest vertex moved at 2.4–4.6 m/s at
+// 30/s, 2.8–4.6 m/s at 50/s, and 6–20 m/s at 100/s with faces at
+// 100–290 % (near the edge); at 10/s the gathering adaptive curtain with
+// a 1 % limit kept faces a remesh had made at 2.9–3.3 % after limiting
+// (TestStrainLimitAdaptive). At 30/s a face that CCD left at 25 % against
+// a 10 % limit is taken in within one 5 ms step, as before; one at 81 %
+// (a remesh's new face, TestStrainLimitWithCollisions) over a few.
+const StrainRecovery = 30.0
+
 // SafetyStrain is the stretch limit, dimensionless, that holds on weft
 // and warp while strain limiting is off: a cloth is never let stretch to
 // more than twice its rest length in any direction. In the built-in
@@ -127,6 +149,7 @@ func (s *Sim) limitStrain(t1 float64) (strainlimit.Stats, error) {
 	m := s.Mesh
 	in := &s.sl.in
 	in.X0, in.V, in.InvMass, in.Rest, in.Tris = m.Pos, s.vHalf, s.invMass, m.Rest, m.Tris
+	in.Recover = StrainRecovery * s.params.Dt
 	st, err := s.sl.lim.Apply(in, s.params.Dt, s.strainLimits())
 	if err != nil {
 		return st, fmt.Errorf("step %d at t=%.3f s: strain limiting: %v: %w", s.Steps+1, t1, err, ErrUnstable)

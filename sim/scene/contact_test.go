@@ -417,10 +417,12 @@ func TestZoneModes(t *testing.T) {
 // folds (its gathering shortened as in TestCurtainSelfCollision -short),
 // with self-collision and strain limiting at 10 %, every step whose
 // collisions needed no CCD response (only proximity impulses), and after
-// which the mesh did not adapt, ends with every face within the limit:
-// the limiter runs after the proximity
-// impulses, which otherwise stretched the smallest faces to 25–61 %
-// (cloth.strainState). After a step with CCD responses the limiter runs
+// which the mesh did not adapt, ends with every face within the limit,
+// or, for a face that began the step over it by more than
+// cloth.StrainRecovery's share of a step (a remesh's new face at up to
+// 81 %), closer to it by that share: the limiter runs after the
+// proximity impulses, which otherwise stretched the smallest faces to
+// 25–61 % (cloth.strainState). After a step with CCD responses the limiter runs
 // again (contact.betweenRounds), and at most 3 faces of such a step may
 // be over 15 %, none over 50 %. The CCD responses after the last round
 // keep the last word, so the largest strain there is a single event that
@@ -449,9 +451,11 @@ func TestStrainLimitWithCollisions(t *testing.T) {
 	if testing.Short() {
 		steps = 300
 	}
-	var strains []float64
-	checked, proximity, worstCCD, overCCD := 0, 0, 0.0, 0
+	recover := cloth.StrainRecovery * sim.Params().Dt
+	var strains, before []float64
+	checked, proximity, worstCCD, overCCD, closing := 0, 0, 0.0, 0, 0
 	for i := 1; i <= steps; i++ {
+		before = append(before[:0], strains...)
 		st, err := sim.Step()
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
@@ -481,11 +485,21 @@ func TestStrainLimitWithCollisions(t *testing.T) {
 		if st.Contact.SelfProximity > 0 {
 			proximity++
 		}
-		if worst > limit {
-			t.Fatalf("step %d: largest strain %.3f after a step with %d cloth–cloth proximity pairs and no CCD response, limit %.3f", i, worst, st.Contact.SelfProximity, limit)
+		for f, e := range strains {
+			if !sim.Mesh.FaceAlive(f) || e <= limit {
+				continue
+			}
+			// A face that began the step over the limit by more than
+			// cloth.StrainRecovery's share of it is taken in by that
+			// share (a remesh's new face, or CCD's last word).
+			if f < len(before) && e <= before[f]-recover+sp.Tolerance {
+				closing++
+				continue
+			}
+			t.Fatalf("step %d: face %d at strain %.3f after a step with %d cloth–cloth proximity pairs and no CCD response (%.3f before it), limit %.3f", i, f, e, st.Contact.SelfProximity, before[f], limit)
 		}
 	}
-	t.Logf("%d steps without CCD responses checked (%d with cloth–cloth proximity impulses); after steps with CCD responses: largest strain %.3f, at most %d faces over 15 %%", checked, proximity, worstCCD, overCCD)
+	t.Logf("%d steps without CCD responses checked (%d with cloth–cloth proximity impulses; %d faces over the limit, closing in on it); after steps with CCD responses: largest strain %.3f, at most %d faces over 15 %%", checked, proximity, closing, worstCCD, overCCD)
 	if proximity == 0 || worstCCD == 0 {
 		t.Error("no step had cloth–cloth proximity impulses, or none CCD responses: the test checks nothing")
 	}

@@ -77,6 +77,13 @@
 //     keeps the total linear momentum, and then removes the angular
 //     momentum change with a rigid rotation velocity ω×(x^n − x_cm), so
 //     both momenta of an unpinned cloth are conserved to round-off.
+//   - Faces already over the limit at x^n. The thesis brings every face
+//     within its limit at x^{n+1}, and with one velocity (above) what that
+//     takes stays in v^{n+1}: a face ε over its limit at x^n leaves the
+//     call with its corners parting at ε·L/Δt. Input.Recover bounds what
+//     one call takes out of such a face, so that a face a collision
+//     response or a remesh left far over closes in over several steps
+//     (measurements at cloth.StrainRecovery).
 //
 // # Cost
 //

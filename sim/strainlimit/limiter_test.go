@@ -328,3 +328,62 @@ func TestBadInput(t *testing.T) {
 		t.Error("nil input: no error")
 	}
 }
+
+// TestRecoverBoundsTheCall: a sheet at rest whose x^n has one vertex
+// pulled 12 cm out of it (its faces at up to 162 % strain, as the
+// collisions' continuous stage can leave a heap of cloth) and one corner
+// at 15 %, which V stretches 15 % more. With Input.Recover the pulled
+// faces come in by Recover and no more, so that the vertex moves at about
+// Recover·L/Δt (measured 1.7 m/s), while the faces over by less than
+// Recover, and those within the limit at x^n, are held to Params' limit
+// as without it. Without Recover the pulled vertex snaps back at
+// 13.8 m/s.
+func TestRecoverBoundsTheCall(t *testing.T) {
+	const dt, recover = 0.005, 0.25
+	in := sheet(t, 20, 16, false, geom.Vec3{X: 1, Y: 1, Z: 1}, 0, dt, 1)
+	clear(in.V)
+	pulled := int32(8*21 + 10)
+	in.X0[pulled].Z += 0.12
+	for i, x := range in.X0 { // the corner x, y < 0.2 m stretched 15 % along x at x^n, and 15 % more by V
+		if x.X < 0.2 && x.Y < 0.2 {
+			in.X0[i].X *= 1.15
+			in.V[i].X = 0.15 * x.X / dt
+		}
+	}
+	e0 := PrincipalStrains(in.X0, in.Rest, in.Tris, nil)
+	p := onParams()
+	p.Passes = 200
+	speed := func(in *Input) float64 { return in.V[pulled].Norm() }
+
+	plain := clone(in)
+	if _, err := NewLimiter().Apply(plain, dt, p); err != nil {
+		t.Fatal(err)
+	}
+	got := clone(in)
+	got.Recover = recover
+	st, err := NewLimiter().Apply(got, dt, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1 := PrincipalStrains(endPositions(got, dt), got.Rest, got.Tris, nil)
+	tol := func(lim float64) float64 { return (1+lim)*(1+p.Tolerance) - 1 + 1e-9 }
+	var most0, most1 float64
+	for f := range e1 {
+		lim := max(p.MaxWeft, e0[f]-recover)
+		if e1[f] > tol(lim) {
+			t.Errorf("face %d: strain %.4f → %.4f, over its limit %.4f", f, e0[f], e1[f], lim)
+		}
+		if e0[f] > p.MaxWeft+recover && e1[f] < e0[f]-recover-0.02 {
+			t.Errorf("face %d: strain %.4f → %.4f, taken in by more than Recover %g", f, e0[f], e1[f], recover)
+		}
+		most0, most1 = max(most0, e0[f]), max(most1, e1[f])
+	}
+	h := 1.0 / 20
+	t.Logf("strain at x^n %.3f → %.3f (%d passes); the pulled vertex's speed %.2f m/s (plain: %.2f; Recover·L/Δt = %.2f)", most0, most1, st.Passes, speed(got), speed(plain), recover*h/dt)
+	if most0 < 1.2 {
+		t.Fatalf("the case is not overstretched: %.3f", most0)
+	}
+	if speed(got) > 2*recover*h/dt || speed(plain) < 5*speed(got) {
+		t.Errorf("pulled vertex at %.2f m/s with Recover, %.2f without: want at most %.2f, and a fifth of the plain one", speed(got), speed(plain), 2*recover*h/dt)
+	}
+}
