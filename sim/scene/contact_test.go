@@ -562,6 +562,71 @@ func TestCrumpledScenesComeToRest(t *testing.T) {
 	}
 }
 
+// TestCollisionsBackOnInsideSphere: the sphere scene's cloth, collisions
+// switched off until its middle has sunk 25 cm into the sphere, and back
+// on: the cloth inside is let out (contact's roundContact: a vertex
+// inside a round body is a CCD contact only when it goes deeper), no step
+// needs the collision failsafe, and within 1 s no free vertex is inside
+// the sphere. Before, each vertex inside was a contact at τ = 0 however it
+// moved, and it stayed where it was: here the impact zones the sphere
+// holds kept all 52 still for the whole second; in the monkey's
+// sphere-adaptive seed 103 the zones did not converge, every step ended in
+// the collision failsafe, which holds the whole cloth still, and it stayed
+// frozen for good (1649 crossing pairs).
+func TestCollisionsBackOnInsideSphere(t *testing.T) {
+	s := buildScene(t, sceneAssets, "sphere-adaptive")
+	on := s.ContactParams()
+	off := on
+	off.Enabled = false
+	if err := s.SetContactParams(off); err != nil {
+		t.Fatal(err)
+	}
+	sphere := s.Obstacles()[0]
+	inside := func() (n int, deepest float64) {
+		pinned := map[int32]bool{}
+		for _, p := range s.Pins() {
+			pinned[p.Vertex] = true
+		}
+		for i, p := range s.Mesh.Pos {
+			if !s.Mesh.VertAlive[i] || pinned[int32(i)] {
+				continue
+			}
+			if d, _ := sphere.SignedDistance(p, s.Time); d < -obstacle.ChordTolerance {
+				n++
+				deepest = math.Max(deepest, -d)
+			}
+		}
+		return n, deepest
+	}
+	for _, d := inside(); d < 0.25; _, d = inside() {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n0, d0 := inside()
+	if err := s.SetContactParams(on); err != nil {
+		t.Fatal(err)
+	}
+	t0, f0 := s.Time, s.Failsafes()
+	out := math.Inf(1)
+	for s.Time < t0+1 {
+		if _, err := s.Step(); err != nil {
+			t.Fatalf("t = %.3f s, %.3f s after collisions came back on: %v", s.Time, s.Time-t0, err)
+		}
+		if n, _ := inside(); n == 0 && math.IsInf(out, 1) {
+			out = s.Time - t0
+		}
+	}
+	n1, d1 := inside()
+	t.Logf("%d vertices inside the sphere, the deepest %.3f m, when collisions came back on; none after %.2f s; 1 s later %d (%.4f m); %d failsafe steps", n0, d0, out, n1, d1, s.Failsafes()-f0)
+	if f := s.Failsafes() - f0; f > 0 {
+		t.Errorf("%d steps of the 200 after collisions came back on needed the collision failsafe, want none", f)
+	}
+	if n1 > 0 {
+		t.Errorf("1 s after collisions came back on %d free vertices are inside the sphere, the deepest %.4f m, want none", n1, d1)
+	}
+}
+
 // TestCollisionsBackOnDeepInside: collisions switched off let the ground
 // scene's sheet fall 3 m through the ground, and switched back on, the
 // proximity response moves it out at up to contact.EscapeSpeed and lets
