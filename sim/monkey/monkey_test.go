@@ -1,7 +1,9 @@
 package monkey
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +64,48 @@ func TestMonkeySeesTangles(t *testing.T) {
 		t.Fatalf("a tangled start passed: %v", res)
 	}
 	t.Log(res)
+}
+
+// TestMonkeyFoundSeeds replays, whole, the runs that found this issue's
+// later root causes (docs/robustness.md), which take minutes and so run
+// only with DRAPE_MONKEY_LONG set (not in CI; the causes have short
+// tests of their own, where one could be made):
+//   - tablecloth seed 103 × 10 s: a blow-up at t = 3.035 s (550 m/s)
+//     from the strain limit pulling back at once what the CCD responses
+//     stretched (cloth.StrainRecovery; short test
+//     cloth.TestStrainLimitTakesInGently). It must pass.
+//   - sphere-adaptive seed 103 × 10 s: collisions back on after 0.65 s
+//     off found 1950 vertices inside the sphere, and the cloth froze
+//     (contact's roundContact; short test
+//     scene.TestCollisionsBackOnInsideSphere), then 1075 stayed inside
+//     for 2 s, held by faces inside the sphere that counted as going
+//     deeper (contact's detectRoundFaceChunk; no short test found: a
+//     sheet put through the sphere's middle leaves it either way). No
+//     failure may be an obstacle's; the cloth's own tangle from falling
+//     through itself (about 1000–2000 pairs) is open and allowed here.
+func TestMonkeyFoundSeeds(t *testing.T) {
+	if os.Getenv("DRAPE_MONKEY_LONG") == "" {
+		t.Skip("minutes of play: set DRAPE_MONKEY_LONG=1")
+	}
+	for _, c := range []struct {
+		scene    string
+		seed     uint64
+		tangleOK bool
+	}{{"tablecloth", 103, false}, {"sphere-adaptive", 103, true}} {
+		t.Run(fmt.Sprintf("%s/%d", c.scene, c.seed), func(t *testing.T) {
+			res, err := Run(Config{Scenes: assets.Scenes, Scene: c.scene, Seed: c.seed, Seconds: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(res)
+			for _, f := range res.Failures {
+				if c.tangleOK && strings.Contains(f.What, "intersecting cloth triangle pairs") {
+					continue
+				}
+				t.Errorf("%v", f)
+			}
+		})
+	}
 }
 
 // TestMonkeyWallBudget: a run that spends its wall-time budget stops
