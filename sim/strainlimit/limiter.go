@@ -609,8 +609,10 @@ func (l *Limiter) faceLimits(f int32) limits {
 }
 
 // relax sets every live face's limits in l.flim (Input.Recover): a face
-// whose largest principal strain ε₀ at X0 is over a stretch limit by more
-// than Recover gets 1 + ε₀ − Recover in its place. It reports whether any
+// over its limit at x* (l.fr, from the entry check) whose largest
+// principal strain ε₀ at X0 is over a stretch limit by more than Recover
+// gets 1 + ε₀ − Recover in its place; the others keep Params' limits (a
+// face within them at x* is not moved for its own sake). It reports whether any
 // face was relaxed (l.relaxed), and clears l.partial: the faces' ratios
 // are to be evaluated again.
 func (l *Limiter) relax() bool {
@@ -628,10 +630,14 @@ func (l *Limiter) relaxFacesChunk(k, lo, hi int) {
 	x0, recover := l.in.X0, l.in.Recover
 	n := 0
 	for _, f := range l.faces[lo:hi] {
+		lim := l.lim
+		if !(l.fr[f] > 1) { // within its limit at x*: nothing to relax
+			l.flim[f] = lim
+			continue
+		}
 		t := l.tris[f]
 		xs := [3]geom.Vec3{x0[t[0]], x0[t[1]], x0[t[2]]}
 		_, s := faceRatio(&xs, &l.grad[f], l.lim)
-		lim := l.lim
 		if d := 1 + s - recover; d > lim.dx || d > lim.dy {
 			lim.dx, lim.dy = max(lim.dx, d), max(lim.dy, d)
 			n++
