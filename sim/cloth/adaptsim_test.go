@@ -544,6 +544,12 @@ func TestPinAndDragSurviveCoarsening(t *testing.T) {
 	if !s.drag.on || !m.VertAlive[s.drag.v] || s.drag.target != goal {
 		t.Errorf("drag got on=%v v=%d target=%v, want it moved to a live vertex with the same target", s.drag.on, s.drag.v, s.drag.target)
 	}
+	// The viewer goes on naming the vertex it grabbed.
+	if moved, goal2 := s.drag.v, goal.Add(geom.Vec3{X: 0.01}); moved == c {
+		t.Errorf("the drag stayed on vertex %d, which the join removed", c)
+	} else if err := s.Drag(c, goal2); err != nil || s.drag.v != moved || s.drag.target == goal {
+		t.Errorf("Drag(%d) after the join: err=%v, drag on %d towards %v, want it on %d towards %v (within reach)", c, err, s.drag.v, s.drag.target, moved, goal2)
+	}
 	for i, p := range pos0 {
 		if m.VertAlive[i] && m.Pos[i] != p {
 			t.Errorf("vertex %d moved from %v to %v", i, p, m.Pos[i])

@@ -132,6 +132,7 @@ type Sim struct {
 	drag         struct {
 		on       bool
 		v        int32
+		asked    int32     // the vertex the caller named when the drag began; v follows it across remeshes
 		target   geom.Vec3 // where the person asked for it (Drag), m
 		at, next geom.Vec3 // the spring's anchor, and its place at the end of the step in progress (moveHands)
 	}
@@ -392,9 +393,19 @@ func (s *Sim) Pins() []Pin { return append([]Pin(nil), s.pins...) }
 // stiffness Params.DragStiffness, integrated implicitly with the cloth,
 // until Release. The spring's anchor starts at the vertex and travels
 // towards target at HandSpeed at most. Dragging a pinned vertex should
-// move its pin instead (Pin).
+// move its pin instead (Pin). While a drag is on, a call naming the vertex
+// it began on moves it, also after a remesh took that vertex and the drag
+// went on with the nearest one (updatePins): a caller names the vertex it
+// grabbed for the whole gesture. Before, that call failed: the drags the
+// viewer had queued before its next snapshot showed the vertex gone
+// (after which it lets go, app.Interaction.Update) reached the
+// simulation as errors, and the viewer showed "dragging: vertex N does
+// not exist" (the viewer monkey, sphere-adaptive seed 42).
 func (s *Sim) Drag(v int32, target geom.Vec3) error {
-	if err := s.checkVertex(v); err != nil {
+	asked := v
+	if s.drag.on && v == s.drag.asked {
+		v = s.drag.v // the drag in progress, on the vertex it moved to if a remesh took its own
+	} else if err := s.checkVertex(v); err != nil {
 		return err
 	}
 	if !target.IsFinite() {
@@ -403,7 +414,7 @@ func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	if !s.drag.on || s.drag.v != v {
 		s.drag.at = s.Mesh.Pos[v]
 	}
-	s.drag.on, s.drag.v, s.drag.target = true, v, s.reachable(v, &s.drag.at, target)
+	s.drag.on, s.drag.v, s.drag.asked, s.drag.target = true, v, asked, s.reachable(v, &s.drag.at, target)
 	return nil
 }
 

@@ -238,16 +238,21 @@ func curtainInput(tb testing.TB, steps int, drag float64, held bool) (*strainlim
 // 40): step-ms and apply-ms are the medians of the two, share-% their
 // ratio, all from one run, on the same cores at the same moments (ns/op
 // is a step and an Apply together).
-// Further metrics: strain before and after, passes, and triangles.
+// Further metrics: strain before and after, passes, and triangles. The
+// /recover cases set Input.Recover as the cloth does (0.15:
+// cloth.StrainRecovery at Δt = 5 ms), for what relaxing costs.
 func BenchmarkApply(b *testing.B) {
 	for _, c := range []struct {
-		name  string
-		drag  float64
-		held  bool
-		limit float64
-	}{{"curtain/hanging", 0, false, 0.1}, {"curtain/hanging-limit-0.5%", 0, false, 0.005}, {"curtain/corner-flung-0.2m", 0.2, false, 0.1}, {"curtain/corner-held-0.03m", 0.03, true, 0.1}} {
+		name    string
+		drag    float64
+		held    bool
+		limit   float64
+		recover float64 // Input.Recover: the cloth's, StrainRecovery·Δt, or none
+	}{{"curtain/hanging", 0, false, 0.1, 0}, {"curtain/hanging-limit-0.5%", 0, false, 0.005, 0}, {"curtain/corner-flung-0.2m", 0.2, false, 0.1, 0}, {"curtain/corner-held-0.03m", 0.03, true, 0.1, 0},
+		{"curtain/hanging-limit-0.5%/recover", 0, false, 0.005, 0.15}, {"curtain/corner-held-0.03m/recover", 0.03, true, 0.1, 0.15}} {
 		b.Run(c.name, func(b *testing.B) {
 			in, dt, sim := curtainInput(b, 40, c.drag, c.held)
+			in.Recover = c.recover
 			v0 := append([]geom.Vec3(nil), in.V...)
 			l := strainlimit.NewLimiter()
 			p := onParams()
