@@ -333,7 +333,9 @@ func (r *run) drive(t float64) {
 		err = s.DragObstacle(r.obs, at)
 	}
 	if err != nil {
-		// The vertex went away (adaptation moved a pin or the drag):
+		// The vertex went away (adaptation moved a pin, or took the
+		// dragged vertex with none near to go on with; a drag that went
+		// on with another vertex takes the old name, cloth.Sim.Drag):
 		// the gesture ends, as a person's would lose its grip.
 		r.until = s.Time
 	}

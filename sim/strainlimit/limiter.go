@@ -106,7 +106,7 @@ type Input struct {
 	// pulled them back at once, and the kinetic energy doubled every two
 	// steps until a vertex passed 200 m/s at t = 3.035 s; the failsafe's
 	// halved steps only raised the speed (217, 329, 438, 516, 550 m/s).
-	// The cloth decides the bound (cloth.strainRecovery).
+	// The cloth decides the bound (cloth.StrainRecovery).
 	Recover float64
 }
 
