@@ -223,6 +223,38 @@ func pinOf(l *Loop, v int32) (ModelPin, bool) {
 	return ModelPin{}, false
 }
 
+// TestMovePinWithoutPin: a pin drag's move of a vertex that has no pin
+// (a remesh moved the pin away, or it was removed) is dropped: no pin
+// appears on the vertex, no error is reported, and the history is
+// unchanged. Before, it pinned the vertex: a second pin where a remesh
+// had reused the slot.
+func TestMovePinWithoutPin(t *testing.T) {
+	l := newTestLoop(t, "hanging", true)
+	v := int32(100)
+	if _, ok := pinOf(l, v); ok {
+		t.Fatalf("vertex %d is pinned at the start", v)
+	}
+	x, _ := l.s.(vertexPositioner).VertexPos(v)
+	n := len(l.s.Pins())
+	before := l.hist.info()
+	events := applyAll(l, Command{Kind: CmdMovePin, Vertex: v, Target: x.Add(geom.Vec3{Y: 0.1}), Gesture: 1})
+	if _, ok := pinOf(l, v); ok || len(l.s.Pins()) != n {
+		t.Errorf("a move of vertex %d, which has no pin, pinned it (%d pins, want %d)", v, len(l.s.Pins()), n)
+	}
+	for _, e := range events {
+		if e.Err != nil {
+			t.Errorf("error event %v", e.Err)
+		}
+	}
+	if after := l.hist.info(); after != before {
+		t.Errorf("history %+v after the move, want %+v", after, before)
+	}
+	applyAll(l, Command{Kind: CmdPin, Vertex: v, Target: x, Gesture: 2})
+	if _, ok := pinOf(l, v); !ok {
+		t.Errorf("CmdPin of vertex %d did not pin it", v)
+	}
+}
+
 // TestHistoryLoop drives the Loop's history with the commands the viewer
 // sends, on a paused hanging sheet: a slider's gesture, pins removed,
 // added and moved, a reset and a scene load, each undone and redone to the

@@ -425,6 +425,17 @@ func (l *Loop) apply(c Command) (step bool) {
 		l.pace.reset()
 	case CmdPin, CmdMovePin:
 		before := l.pinNow(c.Vertex)
+		if c.Kind == CmdMovePin && !before.on {
+			// A pin drag whose vertex has no pin: a remesh took the
+			// vertex and moved its pin to a neighbour (cloth's
+			// updatePins), or the pin was removed. The moves the viewer
+			// queued before it saw that are dropped (it then ends the
+			// drag, Interaction.Update): pinning the vertex again would
+			// put a second pin where the slot was reused, or fail with
+			// "vertex N does not exist", as a dragged vertex did in the
+			// viewer monkey (cloth.Sim.Drag).
+			return false
+		}
 		if err := l.s.Pin(c.Vertex, c.Target); err != nil {
 			fail(fmt.Errorf("pinning: %w", err))
 		} else {
