@@ -80,7 +80,7 @@ func (s *Sim) SetStrainParams(p strainlimit.Params) error {
 // step's limit pulled them back at once, and the kinetic energy doubled
 // every two steps until a vertex passed 200 m/s at t = 3.035 s; the
 // failsafe's halved steps only raised it (217 up to 550 m/s). Over the
-// 15 steps before that time, the fastest vertex moved at 2.4–4.6 m/s at
+// 18 steps round that time, the fastest vertex moved at 2.4–4.6 m/s at
 // 30/s, 2.8–4.6 m/s at 50/s, and 6–20 m/s at 100/s with faces at
 // 100–290 % (near the edge); at 10/s the gathering adaptive curtain with
 // a 1 % limit kept faces a remesh had made at 2.9–3.3 % after limiting
