@@ -36,20 +36,29 @@ func (u *Untangler) contours(tris [][3]int32) {
 			if j := u.comp[f]; j < 0 {
 				u.comp[f] = int32(i)
 			} else {
-				u.union(int32(i), j)
+				joinSets(u.up, int32(i), j)
 			}
 		}
 	}
-	// Number the contours 0, 1, … in the order of their first pair.
-	nc := int32(0)
+	// Number the contours 0, 1, … in the order of their first pair (a
+	// set's root is its lowest pair): every pair points at its root, and
+	// a root then holds −1 − its number.
 	for i := range u.up {
-		if u.root(int32(i)) == int32(i) {
-			u.up[i] = -1 - nc // a root: stores its number
+		u.up[i] = setRoot(u.up, int32(i))
+	}
+	nc := int32(0)
+	for i, r := range u.up {
+		if r == int32(i) {
+			u.up[i] = -1 - nc
 			nc++
 		}
 	}
 	for i, p := range u.pairs {
-		c := -1 - u.up[u.root(int32(i))]
+		r := u.up[i]
+		if r >= 0 {
+			r = u.up[r]
+		}
+		c := -1 - r
 		u.contour[p[0]], u.contour[p[1]] = c, c
 	}
 	// The Band faces get the contour of a crossing face they ring: by
@@ -86,21 +95,5 @@ func (u *Untangler) contours(tris [][3]int32) {
 				}
 			}
 		}
-	}
-}
-
-// root returns the root of pair i in contours' union–find.
-func (u *Untangler) root(i int32) int32 {
-	for u.up[i] >= 0 && u.up[i] != i {
-		i = u.up[i]
-	}
-	return i
-}
-
-// union joins the sets of pairs i and j, under the lower root.
-func (u *Untangler) union(i, j int32) {
-	ri, rj := u.root(i), u.root(j)
-	if ri != rj {
-		u.up[max(ri, rj)] = min(ri, rj)
 	}
 }

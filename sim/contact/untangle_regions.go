@@ -256,7 +256,8 @@ func (u *Untangler) countPairs() {
 // enclose (see untangle_regions.go); 0 without Adj.
 func (u *Untangler) Enclosed() int { return u.enclosed }
 
-// setRoot returns the root of v in the union–find up, halving the path.
+// setRoot returns the root of v in the union–find up (contours' over the
+// pairs, regions' over the vertices), halving the path.
 func setRoot(up []int32, v int32) int32 {
 	for up[v] != v {
 		up[v] = up[up[v]]
