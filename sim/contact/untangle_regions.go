@@ -116,8 +116,7 @@ func edgeKey(a, b int32) uint64 {
 // faces and vertices (see the file comment). It needs u.Adj for tris
 // and the cut edges (addCuts), and runs after contours.
 func (u *Untangler) regions(x []geom.Vec3, tris [][3]int32) {
-	u.enclosed = 0
-	if len(u.Adj) != len(tris) {
+	if len(u.Adj) != len(tris) { // Find has set u.enclosed to 0
 		return
 	}
 	// The cut edges (addCuts, from the end points of every pair's
