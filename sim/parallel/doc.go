@@ -6,7 +6,7 @@
 // workers it took, so several simulations stepped on their own goroutines
 // share the pool safely: a pass that finds no worker idle runs its pieces
 // on its caller, with the same result. A pass takes one goroutine per
-// Chunks items and never more than the CPUs (Parts). It implements no
+// minItems items and never more than the CPUs (Parts). It implements no
 // paper; it is the hot path's plumbing, shared by the solver and the
 // geometry passes.
 package parallel

@@ -168,47 +168,62 @@ func ForChunksBalanced(n int, fn func(k, lo, hi int)) { forChunks(n, fn, true, f
 // parallel, each goroutine taking the next piece not yet taken (as
 // ForChunksBalanced): for loops over lists kept one per piece by an
 // earlier loop (the collision candidates), whatever each list holds.
-// ForChunks and ForChunksBalanced run a loop of fewer than 2·Chunks
-// indices on the caller alone, which is right for a loop over that few
-// items and wrong for Chunks lists: before ForPieces, the CCD passes over
-// the candidate lists and the cloth–cloth triangle tests ran on one core
-// (bunny scene, 2 cores: 107 % CPU over steps 150–350).
-func ForPieces(fn func(k, lo, hi int)) { forChunks(Chunks, fn, true, true) }
+// work is the pass's size in ForChunks' indices, about 10–20 ns of work
+// each (a PCG iteration's passes cost 22 ns per vertex on the full
+// curtain): the caller weighs its lists' entries by what one costs, and
+// Parts gives the pass one goroutine per minItems of it. ForChunks and
+// ForChunksBalanced cut [0, Chunks) by its length, which would run
+// Chunks lists of any size on the caller alone: before ForPieces, the
+// CCD passes over the candidate lists and the cloth–cloth triangle tests
+// ran on one core (bunny scene, 2 cores: 107 % CPU over steps 150–350).
+func ForPieces(work int, fn func(k, lo, hi int)) { forChunks(work, fn, true, true) }
 
 // Parts returns how many goroutines a pass over n items takes at most,
-// the caller included: one per minItems items (for ForPieces, always,
-// every part it can have), and never more than Chunks, GOMAXPROCS or the
-// CPUs the process may run on (runtime.NumCPU). This is the pool's cost
-// model: a goroutine joins a pass when the pass has at least minItems
-// items for it, and never where no CPU is left to run it. Goroutines
-// beyond the CPUs add no speed to a pass; they wait for a time slice
-// while the pass waits for them, and between passes they poll on the
-// cores the caller needs. Before that cap, each pass of the adaptive
-// curtain with GOMAXPROCS=8 on the 2-core machine was posted to 7
-// workers, and the run took 3.0× as long as with GOMAXPROCS=2 (40.8
-// against 13.6 ms a step; docs/notes/performance-history.md).
-func Parts(n int, always bool) int {
+// the caller included: one per minItems items, and never more than
+// Chunks, GOMAXPROCS or the CPUs the process may run on
+// (runtime.NumCPU). This is the pool's cost model: a goroutine joins a
+// pass when the pass has at least minItems items for it, and never where
+// no CPU is left to run it. Goroutines beyond the CPUs add no speed to a
+// pass; they wait for a time slice while the pass waits for them, and
+// between passes they poll on the cores the caller needs. Before that
+// cap, each pass of the adaptive curtain with GOMAXPROCS=8 on the 2-core
+// machine was posted to 7 workers, and the run took 3.0× as long as with
+// GOMAXPROCS=2 (40.8 against 13.6 ms a step;
+// docs/notes/performance-history.md).
+func Parts(n int) int {
 	most := max(1, min(runtime.GOMAXPROCS(0), numCPU, Chunks))
-	if always {
-		return most
-	}
 	return max(1, min(most, n/minItems))
 }
 
 // minItems is the fewest items a pass gives each goroutine it takes: a
-// loop under 2·minItems = 2·Chunks items runs on its caller alone (see
-// ForPieces for why that is right for short loops).
-const minItems = Chunks
+// loop under 2·minItems items runs on its caller alone. Measured on the
+// 16-core device machine (docs/performance.md, 2026-11-29; mean ms per
+// step over 1.5 s, GOMAXPROCS=16, interleaved builds):
+//
+//	minItems   drape-box  hanging  sphere-adaptive  bunny  curtain
+//	16         13.5       8.4      17.5             24.5   19.5
+//	256        1.9        2.7      6.4              11.1   20.0
+//	1024       2.0        3.9      9.3              16.8   22.0
+//
+// At 16 items a goroutine, the small scenes' passes (a few µs of work)
+// were cut into 16 parts, and waiting for 15 workers cost more than the
+// work: drape-box ran 10× slower on 16 cores than on one. 1024 leaves
+// the medium scenes' passes on too few cores. On 2 cores 16 and 256 are
+// within noise.
+const minItems = 256
 
 // numCPU is runtime.NumCPU(), read once: the CPUs the process may run on
 // at start-up.
 var numCPU = runtime.NumCPU()
 
 // forChunks is ForChunks (balanced false), ForChunksBalanced (balanced)
-// and ForPieces (always, balanced): without always, a loop under
-// 2·Chunks indices runs on the caller alone.
-func forChunks(n int, fn func(k, lo, hi int), balanced, always bool) {
-	parts := Parts(n, always)
+// and ForPieces (pieces, balanced): n is the loop's length, or for
+// ForPieces its work, and the loop runs over [0, Chunks).
+func forChunks(n int, fn func(k, lo, hi int), balanced, pieces bool) {
+	parts := Parts(n)
+	if pieces {
+		n = Chunks
+	}
 	if parts <= 1 {
 		runPieces(fn, n, 0, 1)
 		return

@@ -58,16 +58,17 @@ func testForChunks(t *testing.T, balanced bool) {
 }
 
 // TestForPieces checks that ForPieces calls fn(k, k, k+1) once for every
-// piece and that, with two goroutines, two pieces run at the same time:
-// each piece waits up to 50 ms for another to be running. A loop of
-// Chunks items through ForChunksBalanced runs on the caller alone and
-// fails this (the collision passes over their per-piece lists did).
+// piece and that, with two goroutines and work for both, two pieces run
+// at the same time: each piece waits up to 50 ms for another to be
+// running. A loop of Chunks items through ForChunksBalanced runs on the
+// caller alone and fails this (the collision passes over their per-piece
+// lists did).
 func TestForPieces(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	runtime.GOMAXPROCS(2)
 	var seen [Chunks]atomic.Int32
 	var running, most atomic.Int32
-	ForPieces(func(k, lo, hi int) {
+	ForPieces(2*minItems, func(k, lo, hi int) {
 		if lo != k || hi != k+1 {
 			t.Errorf("piece %d: got [%d, %d), want [%d, %d)", k, lo, hi, k, k+1)
 		}
@@ -168,7 +169,7 @@ func TestConcurrentPasses(t *testing.T) {
 	numCPU = 4
 	loops := []func(n int, fn func(k, lo, hi int)){
 		ForChunks, ForChunksBalanced,
-		func(_ int, fn func(k, lo, hi int)) { ForPieces(fn) },
+		func(_ int, fn func(k, lo, hi int)) { ForPieces(Chunks*minItems, fn) },
 	}
 	done := make(chan string, 4)
 	for g := range 4 {
@@ -219,19 +220,39 @@ func TestPartsCap(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range []struct {
 		procs, n int
-		always   bool
 		want     int
 	}{
-		{1, 100000, false, 1},
-		{64, 100000, false, min(runtime.NumCPU(), Chunks)},
-		{64, 2*Chunks - 1, false, 1},
-		{64, Chunks, true, min(runtime.NumCPU(), Chunks)},
-		{2, 100000, false, min(runtime.NumCPU(), 2)},
-		{64, 3*Chunks + 1, false, min(runtime.NumCPU(), 3)}, // minItems each
+		{1, 100000, 1},
+		{64, 100000, min(runtime.NumCPU(), Chunks)},
+		{64, 2*minItems - 1, 1},
+		{2, 100000, min(runtime.NumCPU(), 2)},
+		{64, 3*minItems + 1, min(runtime.NumCPU(), 3)}, // minItems each
 	} {
 		runtime.GOMAXPROCS(c.procs)
-		if got := Parts(c.n, c.always); got != c.want {
-			t.Errorf("GOMAXPROCS=%d, n=%d, always=%v: got=%d, want=%d", c.procs, c.n, c.always, got, c.want)
+		if got := Parts(c.n); got != c.want {
+			t.Errorf("GOMAXPROCS=%d, n=%d: got=%d, want=%d", c.procs, c.n, got, c.want)
 		}
+	}
+}
+
+// TestForPiecesSmallWork checks that ForPieces runs a pass whose work is
+// under 2·minItems on its caller alone, however many goroutines there
+// are: no piece runs beside another.
+func TestForPiecesSmallWork(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(4)
+	defer func(n int) { numCPU = n }(numCPU)
+	numCPU = 4
+	var running, most atomic.Int32
+	ForPieces(2*minItems-1, func(k, lo, hi int) {
+		n := running.Add(1)
+		if n > most.Load() {
+			most.Store(n)
+		}
+		time.Sleep(time.Millisecond)
+		running.Add(-1)
+	})
+	if m := most.Load(); m != 1 {
+		t.Errorf("%d pieces ran at a time, want 1", m)
 	}
 }
