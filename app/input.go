@@ -2,6 +2,7 @@ package app
 
 import (
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -84,6 +85,8 @@ type Interaction struct {
 	Dragged   int32      // sim vertex slot, −1 when not dragging a vertex
 	dragPin   bool       // dragging a pin target rather than a free vertex
 	dragEpoch uint64     // snapshot epoch the drag started in
+	pinSlots  []int32    // pin drag: the pinned slots of the last snapshot seen, sorted
+	pinAt     [3]float32 // pin drag: the dragged pin's position in the last snapshot seen
 	planeP    mgl32.Vec3 // a point on the drag plane, world m
 	planeN    mgl32.Vec3 // drag plane normal: the camera's viewing direction
 	offset    mgl32.Vec3 // target − cursor point on the plane at the press, so the target never jumps
@@ -173,6 +176,7 @@ func (in *Interaction) startDrag(cam *render.Camera, snap *Snapshot, slot int32,
 	}
 	in.mode, in.Dragged, in.dragPin, in.dragEpoch = modeVertex, slot, pinned, snap.Epoch
 	in.planeP, in.planeN, in.offset = anchor, fwd, anchor.Sub(hit)
+	in.notePins(snap)
 	if !pinned {
 		sink.Send(Command{Kind: CmdDrag, Vertex: slot, Target: toVec3(anchor)})
 	}
@@ -240,13 +244,22 @@ func (in *Interaction) Scroll(dy float64, overUI bool, cam *render.Camera) {
 }
 
 // Update reconciles the interaction with a new snapshot: a drag ends
-// gracefully when its vertex no longer exists (adaptive coarsening removed
-// it) or the scene was reset, and Hover is cleared if its vertex died.
+// gracefully when the scene was reset, and Hover is cleared if its vertex
+// died. A remesh that takes the dragged vertex does not end its drag:
+// the simulation goes on with the nearest vertex (cloth.Sim's updatePins)
+// and so does the viewer. A free vertex's drag keeps naming the vertex it
+// began on, which cloth.Sim.Drag follows; a pin drag moves on to the pin
+// the remesh moved (followPin). Before, both drags ended at such a
+// remesh and the cloth dropped from the person's hand (the viewer
+// monkey, sphere-adaptive, at 11 000 triangles).
 func (in *Interaction) Update(snap *Snapshot, sink commandSink) {
 	alive := func(slot int32) bool {
 		return slot >= 0 && int(slot) < len(snap.DenseOf) && snap.DenseOf[slot] >= 0
 	}
-	if in.mode == modeVertex && (snap.Epoch != in.dragEpoch || !alive(in.Dragged)) {
+	if in.mode == modeVertex && in.dragPin && snap.Epoch == in.dragEpoch {
+		in.followPin(snap)
+	}
+	if in.mode == modeVertex && (snap.Epoch != in.dragEpoch || in.dragPin && in.Dragged < 0) {
 		if !in.dragPin {
 			sink.Send(Command{Kind: CmdRelease})
 		}
@@ -287,6 +300,42 @@ func (in *Interaction) pick(cam *render.Camera, snap *Snapshot, x, y float64) (s
 	}
 	slot = snap.Slot[dense]
 	return slot, findPin(snap, slot) >= 0
+}
+
+// followPin keeps a pin drag on its pin across a remesh: when the dragged
+// slot has no pin in snap, the drag goes on with the pin nearest to where
+// the dragged one was among those on slots that had none in the last
+// snapshot (a remesh moves a pin whose vertex it takes to a new vertex,
+// and the simulation drops the moves queued for the old one, loop's
+// CmdMovePin). Dragged becomes −1 when there is no such pin (an undo took
+// the pin). It then notes snap's pins for the next call.
+func (in *Interaction) followPin(snap *Snapshot) {
+	if findPin(snap, in.Dragged) < 0 {
+		best, next := float32(math.Inf(1)), int32(-1)
+		for _, p := range snap.Pins {
+			if _, had := slices.BinarySearch(in.pinSlots, p.Slot); had {
+				continue
+			}
+			if d := mgl32.Vec3(p.Pos).Sub(in.pinAt).Len(); d < best {
+				best, next = d, p.Slot
+			}
+		}
+		in.Dragged = next
+	}
+	in.notePins(snap)
+}
+
+// notePins keeps the pinned slots of snap, and where the dragged pin is,
+// for followPin.
+func (in *Interaction) notePins(snap *Snapshot) {
+	in.pinSlots = in.pinSlots[:0]
+	for _, p := range snap.Pins {
+		in.pinSlots = append(in.pinSlots, p.Slot)
+	}
+	slices.Sort(in.pinSlots)
+	if i := findPin(snap, in.Dragged); i >= 0 {
+		in.pinAt = snap.Pins[i].Pos
+	}
 }
 
 // findPin returns the index in snap.Pins of the pin of slot, or −1.

@@ -164,9 +164,11 @@ func TestDragFreeVertex(t *testing.T) {
 	}
 }
 
-// TestDragEndsWhenVertexDies: a drag of a vertex that adaptive coarsening
-// removes ends gracefully with a Release.
-func TestDragEndsWhenVertexDies(t *testing.T) {
+// TestDragGoesOnWhenVertexDies: a drag of a free vertex that adaptive
+// coarsening removes goes on naming the vertex it began on (cloth.Sim.Drag
+// follows it to the nearest vertex), with no Release; a reset ends it
+// with one.
+func TestDragGoesOnWhenVertexDies(t *testing.T) {
 	s := sheetSnapshot(10)
 	cam := frontCamera()
 	var rec recorder
@@ -177,8 +179,62 @@ func TestDragEndsWhenVertexDies(t *testing.T) {
 	s2 := sheetSnapshot(10)
 	s2.DenseOf[60] = -1
 	in.Update(s2, &rec)
+	if !in.Busy() || in.Dragged != 60 || rec.last().Kind == CmdRelease {
+		t.Fatalf("after the vertex died: busy=%v dragged=%d last=%+v, want the drag of 60 going on", in.Busy(), in.Dragged, rec.last())
+	}
+	in.CursorPos(float64(px)-40, float64(py), false, &cam, s2, &rec)
+	if c := rec.last(); c.Kind != CmdDrag || c.Vertex != 60 {
+		t.Errorf("move after the vertex died: got=%+v, want CmdDrag of 60", c)
+	}
+	s3 := sheetSnapshot(10)
+	s3.Epoch = 2 // a reset
+	in.Update(s3, &rec)
 	if in.Busy() || in.Dragged != -1 || rec.last().Kind != CmdRelease {
-		t.Errorf("after the vertex died: busy=%v dragged=%d last=%+v, want idle with CmdRelease", in.Busy(), in.Dragged, rec.last())
+		t.Errorf("after a reset: busy=%v dragged=%d last=%+v, want idle with CmdRelease", in.Busy(), in.Dragged, rec.last())
+	}
+}
+
+// TestPinDragFollowsMovedPin: a remesh takes a dragged pin's vertex and
+// moves the pin to a neighbour (cloth.Sim's updatePins); the drag goes on
+// with that pin, and ends if the pin is gone with no new one.
+func TestPinDragFollowsMovedPin(t *testing.T) {
+	s := sheetSnapshot(10)
+	cam := frontCamera()
+	var rec recorder
+	in := NewInteraction()
+	pin := s.Pins[1] // slot 120, top right
+	px, py, _ := cam.Project(pin.Pos)
+	in.CursorPos(float64(px)+3, float64(py)-2, false, &cam, s, &rec)
+	in.MouseButton(mouseLeft, true, 0, false, &cam, s, &rec)
+	if in.Dragged != pin.Slot {
+		t.Fatalf("dragged: got=%d, want=%d", in.Dragged, pin.Slot)
+	}
+	// The remesh: slot 120 gone, its pin now on 119, and a derived pin
+	// on 55 farther off.
+	s2 := sheetSnapshot(10)
+	s2.Seq = 2
+	s2.DenseOf[120] = -1
+	s2.Pins = s2.Pins[:1]
+	for _, v := range []int32{55, 119} {
+		s2.Pins = append(s2.Pins, PinInfo{Slot: v, Dense: v, Pos: s2.Vertex(int(v)), Target: s2.Vertex(int(v))})
+	}
+	in.Update(s2, &rec)
+	if !in.Busy() || in.Dragged != 119 {
+		t.Fatalf("after the remesh: busy=%v dragged=%d, want the drag going on with pin 119", in.Busy(), in.Dragged)
+	}
+	in.CursorPos(float64(px)+50, float64(py)-30, false, &cam, s2, &rec)
+	if c := rec.last(); c.Kind != CmdMovePin || c.Vertex != 119 {
+		t.Errorf("move after the remesh: got=%+v, want CmdMovePin of 119", c)
+	}
+	in.Update(s2, &rec) // the same snapshot again changes nothing
+	if in.Dragged != 119 {
+		t.Errorf("the same snapshot again: dragged=%d, want 119", in.Dragged)
+	}
+	s3 := sheetSnapshot(10)
+	s3.Pins = s3.Pins[:1] // pin 119 gone, none new: an undo
+	in.Update(s3, &rec)
+	if in.Busy() || in.Dragged != -1 {
+		t.Errorf("pin gone: busy=%v dragged=%d, want idle", in.Busy(), in.Dragged)
 	}
 }
 

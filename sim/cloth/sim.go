@@ -396,11 +396,11 @@ func (s *Sim) Pins() []Pin { return append([]Pin(nil), s.pins...) }
 // move its pin instead (Pin). While a drag is on, a call naming the vertex
 // it began on moves it, also after a remesh took that vertex and the drag
 // went on with the nearest one (updatePins): a caller names the vertex it
-// grabbed for the whole gesture. Before, that call failed: the drags the
-// viewer had queued before its next snapshot showed the vertex gone
-// (after which it lets go, app.Interaction.Update) reached the
-// simulation as errors, and the viewer showed "dragging: vertex N does
-// not exist" (the viewer monkey, sphere-adaptive seed 42).
+// grabbed for the whole gesture, as the viewer does (app.Interaction.Update).
+// Before, that call failed: the drags the viewer had queued before its
+// next snapshot showed the vertex gone reached the simulation as errors,
+// and the viewer showed "dragging: vertex N does not exist" (the viewer
+// monkey, sphere-adaptive seed 42).
 func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	asked := v
 	if s.drag.on && v == s.drag.asked {
