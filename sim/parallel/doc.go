@@ -5,8 +5,9 @@
 // number of cores. Each call (a pass) holds its own state and the idle
 // workers it took, so several simulations stepped on their own goroutines
 // share the pool safely: a pass that finds no worker idle runs its pieces
-// on its caller, with the same result. A pass takes one goroutine per
-// minItems items and never more than the CPUs (Parts). It implements no
+// on its caller, with the same result. A pass takes more goroutines the
+// more items it has, by a cost model, and never more than the CPUs
+// (Parts). It implements no
 // paper; it is the hot path's plumbing, shared by the solver and the
 // geometry passes.
 package parallel

@@ -171,7 +171,7 @@ func ForChunksBalanced(n int, fn func(k, lo, hi int)) { forChunks(n, fn, true, f
 // work is the pass's size in ForChunks' indices, about 10–20 ns of work
 // each (a PCG iteration's passes cost 22 ns per vertex on the full
 // curtain): the caller weighs its lists' entries by what one costs, and
-// Parts gives the pass one goroutine per minItems of it. ForChunks and
+// Parts sizes the pass by it. ForChunks and
 // ForChunksBalanced cut [0, Chunks) by its length, which would run
 // Chunks lists of any size on the caller alone: before ForPieces, the
 // CCD passes over the candidate lists and the cloth–cloth triangle tests
@@ -179,38 +179,48 @@ func ForChunksBalanced(n int, fn func(k, lo, hi int)) { forChunks(n, fn, true, f
 func ForPieces(work int, fn func(k, lo, hi int)) { forChunks(work, fn, true, true) }
 
 // Parts returns how many goroutines a pass over n items takes at most,
-// the caller included: one per minItems items, and never more than
-// Chunks, GOMAXPROCS or the CPUs the process may run on
-// (runtime.NumCPU). This is the pool's cost model: a goroutine joins a
-// pass when the pass has at least minItems items for it, and never where
-// no CPU is left to run it. Goroutines beyond the CPUs add no speed to a
-// pass; they wait for a time slice while the pass waits for them, and
-// between passes they poll on the cores the caller needs. Before that
-// cap, each pass of the adaptive curtain with GOMAXPROCS=8 on the 2-core
-// machine was posted to 7 workers, and the run took 3.0× as long as with
+// the caller included, and never more than Chunks, GOMAXPROCS or the CPUs
+// the process may run on (runtime.NumCPU). This is the pool's cost model.
+// A second goroutine joins a pass of at least 2·minItems items; a p-th,
+// p ≥ 3, one of at least p(p−1)·partItems items. That is where p parts
+// beat p−1 if a pass costs W/p + o·p (its work shared out, and o to post
+// to and wait on each worker) and W/o = n/partItems: more cores pay only
+// for larger passes. Goroutines beyond the CPUs add no speed to a pass;
+// they wait for a time slice while the pass waits for them, and between
+// passes they poll on the cores the caller needs. Before that cap, each
+// pass of the adaptive curtain with GOMAXPROCS=8 on the 2-core machine
+// was posted to 7 workers, and the run took 3.0× as long as with
 // GOMAXPROCS=2 (40.8 against 13.6 ms a step;
 // docs/notes/performance-history.md).
 func Parts(n int) int {
 	most := max(1, min(runtime.GOMAXPROCS(0), numCPU, Chunks))
-	return max(1, min(most, n/minItems))
+	p := 1
+	if n >= 2*minItems {
+		p = 2
+	}
+	for p < most && n >= (p+1)*p*partItems {
+		p++
+	}
+	return min(p, most)
 }
 
-// minItems is the fewest items a pass gives each goroutine it takes: a
-// loop under 2·minItems items runs on its caller alone. Measured on the
-// 16-core device machine (docs/performance.md, 2026-11-29; mean ms per
-// step over 1.5 s, GOMAXPROCS=16, interleaved builds):
-//
-//	minItems   drape-box  hanging  sphere-adaptive  bunny  curtain
-//	16         13.5       8.4      17.5             24.5   19.5
-//	256        1.9        2.7      6.4              11.1   20.0
-//	1024       2.0        3.9      9.3              16.8   22.0
-//
-// At 16 items a goroutine, the small scenes' passes (a few µs of work)
-// were cut into 16 parts, and waiting for 15 workers cost more than the
-// work: drape-box ran 10× slower on 16 cores than on one. 1024 leaves
-// the medium scenes' passes on too few cores. On 2 cores 16 and 256 are
-// within noise.
-const minItems = 256
+// minItems is the fewest items a pass gives each of two goroutines: a
+// loop under 2·minItems items runs on its caller alone. On two cores the
+// one worker polls on its own core between passes, and a pass of a few
+// dozen items already gains from it: with 256 instead, sphere-adaptive,
+// curtain-adaptive, hanging and bunny stepped 15–70 % slower on the
+// 2-core machine (6 s each, three interleaved rounds, 2026-11-29).
+const minItems = Chunks
+
+// partItems sets the size at which a third and later goroutine join a
+// pass (Parts). On the 16-core device machine (2026-11-29,
+// docs/performance.md#across-cores-the-16-core-device-machine) each
+// scene was fastest at about √(n/partItems) cores for its vertex count
+// n (about half its triangles): drape-box and hanging (270 and 960) at 2, sphere-adaptive
+// at 2–4, bunny (1800) at 4, the full curtain (11 200) at 8; a
+// goroutine per 16 items, which took all 16 cores for every pass over
+// 256 items, stepped drape-box 10× slower than on one core.
+const partItems = 128
 
 // numCPU is runtime.NumCPU(), read once: the CPUs the process may run on
 // at start-up.

@@ -215,22 +215,29 @@ func TestConcurrentPasses(t *testing.T) {
 
 // TestPartsCap checks that a pass takes no more goroutines than there
 // are CPUs, whatever GOMAXPROCS says, none beyond the caller for a short
-// loop, and one per minItems items.
+// loop, a second from 2·minItems items, and a p-th from p(p−1)·partItems.
 func TestPartsCap(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer func(n int) { numCPU = n }(numCPU)
 	for _, c := range []struct {
-		procs, n int
-		want     int
+		procs, cpus, n int
+		want           int
 	}{
-		{1, 100000, 1},
-		{64, 100000, min(runtime.NumCPU(), Chunks)},
-		{64, 2*minItems - 1, 1},
-		{2, 100000, min(runtime.NumCPU(), 2)},
-		{64, 3*minItems + 1, min(runtime.NumCPU(), 3)}, // minItems each
+		{1, 16, 100000, 1},
+		{64, 16, 100000, 16},
+		{64, 2, 100000, 2},
+		{8, 16, 100000, 8},
+		{64, 16, 2*minItems - 1, 1},
+		{64, 16, 2 * minItems, 2},
+		{64, 16, 6*partItems - 1, 2},
+		{64, 16, 6 * partItems, 3},
+		{64, 16, 56*partItems - 1, 7},
+		{64, 16, 56 * partItems, 8},
 	} {
 		runtime.GOMAXPROCS(c.procs)
+		numCPU = c.cpus
 		if got := Parts(c.n); got != c.want {
-			t.Errorf("GOMAXPROCS=%d, n=%d: got=%d, want=%d", c.procs, c.n, got, c.want)
+			t.Errorf("GOMAXPROCS=%d, CPUs=%d, n=%d: got=%d, want=%d", c.procs, c.cpus, c.n, got, c.want)
 		}
 	}
 }
