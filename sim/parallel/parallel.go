@@ -171,11 +171,11 @@ func ForChunksBalanced(n int, fn func(k, lo, hi int)) { forChunks(n, fn, true, f
 // work is the pass's size in ForChunks' indices, about 10–20 ns of work
 // each (a PCG iteration's passes cost 22 ns per vertex on the full
 // curtain): the caller weighs its lists' entries by what one costs, and
-// Parts sizes the pass by it. ForChunks and
-// ForChunksBalanced cut [0, Chunks) by its length, which would run
-// Chunks lists of any size on the caller alone: before ForPieces, the
-// CCD passes over the candidate lists and the cloth–cloth triangle tests
-// ran on one core (bunny scene, 2 cores: 107 % CPU over steps 150–350).
+// Parts sizes the pass by it. ForChunks and ForChunksBalanced size a
+// loop by its length, which would run Chunks lists of any size on the
+// caller alone: before ForPieces, the CCD passes over the candidate
+// lists and the cloth–cloth triangle tests ran on one core (bunny scene,
+// 2 cores: 107 % CPU over steps 150–350).
 func ForPieces(work int, fn func(k, lo, hi int)) { forChunks(work, fn, true, true) }
 
 // Parts returns how many goroutines a pass over n items takes at most,
@@ -216,10 +216,11 @@ const minItems = Chunks
 // pass (Parts). On the 16-core device machine (2026-11-29,
 // docs/performance.md#across-cores-the-16-core-device-machine) each
 // scene was fastest at about √(n/partItems) cores for its vertex count
-// n (about half its triangles): drape-box and hanging (270 and 960) at 2, sphere-adaptive
-// at 2–4, bunny (1800) at 4, the full curtain (11 200) at 8; a
-// goroutine per 16 items, which took all 16 cores for every pass over
-// 256 items, stepped drape-box 10× slower than on one core.
+// n (about half its triangles): drape-box and hanging (270 and 960) at
+// 2, sphere-adaptive at 2–4, bunny (1800) at 4, the full curtain
+// (11 200) at 8; a goroutine per 16 items, which took all 16 cores for
+// every pass over 256 items, stepped drape-box 10× slower than on one
+// core.
 const partItems = 128
 
 // numCPU is runtime.NumCPU(), read once: the CPUs the process may run on
