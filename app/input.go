@@ -250,8 +250,7 @@ func (in *Interaction) Scroll(dy float64, overUI bool, cam *render.Camera) {
 // and so does the viewer. A free vertex's drag keeps naming the vertex it
 // began on, which cloth.Sim.Drag follows; a pin drag moves on to the pin
 // the remesh moved (followPin). Before, both drags ended at such a
-// remesh and the cloth dropped from the person's hand (the viewer
-// monkey, sphere-adaptive, at 11 000 triangles).
+// remesh, and the cloth dropped from the person's hand mid-gesture.
 func (in *Interaction) Update(snap *Snapshot, sink commandSink) {
 	alive := func(slot int32) bool {
 		return slot >= 0 && int(slot) < len(snap.DenseOf) && snap.DenseOf[slot] >= 0
