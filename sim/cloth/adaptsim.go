@@ -629,7 +629,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 		if u := s.nearestFree(ch, ad.old.Pos[s.drag.v]); u >= 0 {
 			s.drag.v = u
 		} else {
-			s.drag.on = false
+			s.drag.on, s.drag.lost = false, true
 		}
 	}
 	for _, v := range ch.RemovedVerts {

@@ -557,6 +557,59 @@ func TestPinAndDragSurviveCoarsening(t *testing.T) {
 	}
 }
 
+// TestDragLostInRemesh: a remesh takes the dragged vertex and every
+// vertex near it is pinned, so the drag has nowhere to go on: it ends, and
+// the calls that go on naming the vertex (the viewer does until the mouse
+// is released) do nothing rather than fail at every move. After Release,
+// a drag of the dead vertex fails as before.
+func TestDragLostInRemesh(t *testing.T) {
+	s := adaptiveSheet(t, 4, 4, 6)
+	m := s.Mesh
+	s.snapshotForAdapt()
+	s.ad.a.ResetChanges()
+	if !s.ad.a.Refine(20) {
+		t.Fatal("Refine(20) failed")
+	}
+	ch := s.ad.a.Changes()
+	s.applyChanges(ch)
+	c := ch.NewVerts[0]
+	if err := s.Drag(c, m.Pos[c].Add(geom.Vec3{Z: 0.05})); err != nil {
+		t.Fatal(err)
+	}
+	for v, alive := range m.VertAlive {
+		if alive && int32(v) != c {
+			if err := s.Pin(int32(v), m.Pos[v]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.snapshotForAdapt()
+	s.ad.a.ResetChanges()
+	var f int32 = -1
+	for g, tr := range m.Tris {
+		if tr[0] >= 0 && tr[2] == c && adapt.Generation(m.Gen[g]) == 1 {
+			f = int32(g)
+		}
+	}
+	if f < 0 || !s.ad.a.Coarsen(f) {
+		t.Fatalf("could not coarsen the split around vertex %d", c)
+	}
+	s.applyChanges(s.ad.a.Changes())
+	if m.VertAlive[c] {
+		t.Fatalf("vertex %d survived the join", c)
+	}
+	if s.drag.on {
+		t.Fatalf("the drag went on with vertex %d, want it ended (every vertex near is pinned)", s.drag.v)
+	}
+	if err := s.Drag(c, m.Pos[0]); err != nil || s.drag.on {
+		t.Errorf("Drag(%d) after the drag was lost: err=%v on=%v, want nil and no drag", c, err, s.drag.on)
+	}
+	s.Release()
+	if err := s.Drag(c, m.Pos[0]); err == nil {
+		t.Errorf("Drag(%d) of the dead vertex after Release: no error", c)
+	}
+}
+
 // TestRowsFollowTheMaterialPlane checks the row order of the block system
 // (numberRows): a permutation of the live vertex slots in which mesh
 // neighbours are close, so that the two halves of a parallel PCG pass

@@ -133,6 +133,7 @@ type Sim struct {
 		on       bool
 		v        int32
 		asked    int32     // the vertex the caller named when the drag began; v follows it across remeshes
+		lost     bool      // a remesh took v and left no free vertex near it: the drag ended, and calls naming asked do nothing until Release
 		target   geom.Vec3 // where the person asked for it (Drag), m
 		at, next geom.Vec3 // the spring's anchor, and its place at the end of the step in progress (moveHands)
 	}
@@ -403,6 +404,12 @@ func (s *Sim) Pins() []Pin { return append([]Pin(nil), s.pins...) }
 // monkey, sphere-adaptive seed 42).
 func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	asked := v
+	if s.drag.lost && v == s.drag.asked {
+		// The remesh that took the vertex left none free to go on with
+		// (updatePins): the gesture has nothing to pull until it ends.
+		// Failing here would log an error at every move of the mouse.
+		return nil
+	}
 	if s.drag.on && v == s.drag.asked {
 		v = s.drag.v // the drag in progress, on the vertex it moved to if a remesh took its own
 	} else if err := s.checkVertex(v); err != nil {
@@ -415,11 +422,12 @@ func (s *Sim) Drag(v int32, target geom.Vec3) error {
 		s.drag.at = s.Mesh.Pos[v]
 	}
 	s.drag.on, s.drag.v, s.drag.asked, s.drag.target = true, v, asked, s.reachable(v, &s.drag.at, target)
+	s.drag.lost = false
 	return nil
 }
 
 // Release ends a Drag.
-func (s *Sim) Release() { s.drag.on = false }
+func (s *Sim) Release() { s.drag.on, s.drag.lost = false, false }
 
 // Step advances the simulation by one time step Δt, in the order of
 // Bender & Deul §3, each phase a plain call:
