@@ -517,21 +517,7 @@ func TestPinAndDragSurviveCoarsening(t *testing.T) {
 	npins := len(s.Pins())
 	goal := s.drag.target // {1, 2, 3}, or short of it where it would stretch the cloth (reachable)
 	pos0 := append([]geom.Vec3(nil), m.Pos...)
-	s.snapshotForAdapt()
-	s.ad.a.ResetChanges()
-	var f int32 = -1
-	for g, tr := range m.Tris {
-		if tr[0] >= 0 && tr[2] == c && adapt.Generation(m.Gen[g]) == 1 {
-			f = int32(g)
-		}
-	}
-	if f < 0 || !s.ad.a.Coarsen(f) {
-		t.Fatalf("could not coarsen the split around vertex %d", c)
-	}
-	s.applyChanges(s.ad.a.Changes())
-	if m.VertAlive[c] {
-		t.Fatalf("vertex %d survived the join", c)
-	}
+	joinSplit(t, s, c)
 	pins := s.Pins()
 	if len(pins) != npins {
 		t.Fatalf("pins got=%d, want=%d (moved, not dropped)", len(pins), npins)
@@ -554,6 +540,28 @@ func TestPinAndDragSurviveCoarsening(t *testing.T) {
 		if m.VertAlive[i] && m.Pos[i] != p {
 			t.Errorf("vertex %d moved from %v to %v", i, p, m.Pos[i])
 		}
+	}
+}
+
+// joinSplit coarsens the split that made vertex c (a generation-1 face
+// with c as its third corner), which removes c.
+func joinSplit(t *testing.T, s *Sim, c int32) {
+	t.Helper()
+	m := s.Mesh
+	s.snapshotForAdapt()
+	s.ad.a.ResetChanges()
+	var f int32 = -1
+	for g, tr := range m.Tris {
+		if tr[0] >= 0 && tr[2] == c && adapt.Generation(m.Gen[g]) == 1 {
+			f = int32(g)
+		}
+	}
+	if f < 0 || !s.ad.a.Coarsen(f) {
+		t.Fatalf("could not coarsen the split around vertex %d", c)
+	}
+	s.applyChanges(s.ad.a.Changes())
+	if m.VertAlive[c] {
+		t.Fatalf("vertex %d survived the join", c)
 	}
 }
 
@@ -583,21 +591,7 @@ func TestDragLostInRemesh(t *testing.T) {
 			}
 		}
 	}
-	s.snapshotForAdapt()
-	s.ad.a.ResetChanges()
-	var f int32 = -1
-	for g, tr := range m.Tris {
-		if tr[0] >= 0 && tr[2] == c && adapt.Generation(m.Gen[g]) == 1 {
-			f = int32(g)
-		}
-	}
-	if f < 0 || !s.ad.a.Coarsen(f) {
-		t.Fatalf("could not coarsen the split around vertex %d", c)
-	}
-	s.applyChanges(s.ad.a.Changes())
-	if m.VertAlive[c] {
-		t.Fatalf("vertex %d survived the join", c)
-	}
+	joinSplit(t, s, c)
 	if s.drag.on {
 		t.Fatalf("the drag went on with vertex %d, want it ended (every vertex near is pinned)", s.drag.v)
 	}
