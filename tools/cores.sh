@@ -1,7 +1,7 @@
 #!/bin/sh
 # cores.sh prints every built-in scene's mean ms per step on 1, 2, 4, 8
 # and 16 cores, and each count's speedup over one core (issue 43): one
-# `drape bench --scene all` per core count, the process held to that
+# `drape bench` of every built-in scene (or SCENES) per core count, the process held to that
 # many cores by taskset and GOMAXPROCS set to match, so that a short
 # loan of a many-core machine suffices. Run it from the repository root:
 #
@@ -9,13 +9,19 @@
 #
 # SECONDS_PER_SCENE (default 3) is the simulated time per scene and run;
 # CORES (default "1 2 4 8 16") the counts, those above the machine's
-# skipped. At 3 s the whole table takes about as long as 15 s of every
+# skipped; SCENES (default all) the scenes, as drape bench's --scene
+# takes them. For issue 43's adaptive speedup at each core count, the
+# pairs at a length where the adaptive runs have refined (about 6 min
+# on the 16-core device machine at 466aedf's speeds):
+#
+#	SCENES=curtain,curtain-adaptive,sphere,sphere-adaptive SECONDS_PER_SCENE=5 tools/cores.sh At 3 s the whole table takes about as long as 15 s of every
 # scene on one core. The Markdown table goes to stdout, each run's own
 # table to stderr.
 set -eu
 drape=${1:-bin/drape}
 seconds=${SECONDS_PER_SCENE:-3}
 cores=${CORES:-"1 2 4 8 16"}
+scenes=${SCENES:-all}
 have=$(nproc)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -33,7 +39,7 @@ for c in $cores; do
 		echo "cores.sh: skipping $c cores, the machine has $have" >&2
 		continue
 	fi
-	${pin:+taskset -c "0-$((c - 1))"} env GOMAXPROCS="$c" "$drape" bench --scene all --seconds "$seconds" >"$tmp/$c.md"
+	${pin:+taskset -c "0-$((c - 1))"} env GOMAXPROCS="$c" "$drape" bench --scene "$scenes" --seconds "$seconds" >"$tmp/$c.md"
 	cat "$tmp/$c.md" >&2
 	ran="$ran $c"
 done
