@@ -1,9 +1,9 @@
 #!/bin/sh
 # cores.sh prints every built-in scene's mean ms per step on 1, 2, 4, 8
 # and 16 cores, and each count's speedup over one core (issue 43): one
-# `drape bench` of every built-in scene (or SCENES) per core count, the process held to that
-# many cores by taskset and GOMAXPROCS set to match, so that a short
-# loan of a many-core machine suffices. Run it from the repository root:
+# `drape bench` of every built-in scene (or SCENES) per core count, the
+# process held to that many cores by taskset and GOMAXPROCS set to
+# match, so that a short loan of a many-core machine suffices. Run it from the repository root:
 #
 #	tools/cores.sh [bin/drape]
 #
