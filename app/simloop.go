@@ -429,8 +429,8 @@ func (l *Loop) apply(c Command) (step bool) {
 			// A pin drag whose vertex has no pin: a remesh took the
 			// vertex and moved its pin to a neighbour (cloth's
 			// updatePins), or the pin was removed. The moves the viewer
-			// queued before it saw that are dropped (it then ends the
-			// drag, Interaction.Update): pinning the vertex again would
+			// queued before it saw that are dropped (it then goes on with
+			// the moved pin, Interaction.Update): pinning the vertex again would
 			// put a second pin where the slot was reused, or fail with
 			// "vertex N does not exist", as a dragged vertex did in the
 			// viewer monkey (cloth.Sim.Drag).

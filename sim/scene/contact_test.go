@@ -562,6 +562,19 @@ func TestCrumpledScenesComeToRest(t *testing.T) {
 	}
 }
 
+// collisionsOff switches s's collisions off and returns its contact
+// parameters as they were, to switch them back on with.
+func collisionsOff(t *testing.T, s *cloth.Sim) contact.Params {
+	t.Helper()
+	on := s.ContactParams()
+	off := on
+	off.Enabled = false
+	if err := s.SetContactParams(off); err != nil {
+		t.Fatal(err)
+	}
+	return on
+}
+
 // TestCollisionsBackOnInsideSphere: the sphere scene's cloth, collisions
 // switched off until its middle has sunk 25 cm into the sphere, and back
 // on: the cloth inside is let out (contact's roundContact: a vertex
@@ -575,12 +588,7 @@ func TestCrumpledScenesComeToRest(t *testing.T) {
 // frozen for good (1649 crossing pairs).
 func TestCollisionsBackOnInsideSphere(t *testing.T) {
 	s := buildScene(t, sceneAssets, "sphere-adaptive")
-	on := s.ContactParams()
-	off := on
-	off.Enabled = false
-	if err := s.SetContactParams(off); err != nil {
-		t.Fatal(err)
-	}
+	on := collisionsOff(t, s)
 	sphere := s.Obstacles()[0]
 	inside := func() (n int, deepest float64) {
 		pinned := map[int32]bool{}
@@ -639,12 +647,7 @@ func TestCollisionsBackOnInsideSphere(t *testing.T) {
 // took 1.6 s to rise.
 func TestCollisionsBackOnDeepInside(t *testing.T) {
 	s := buildScene(t, sceneAssets, "ground")
-	on := s.ContactParams()
-	off := on
-	off.Enabled = false
-	if err := s.SetContactParams(off); err != nil {
-		t.Fatal(err)
-	}
+	on := collisionsOff(t, s)
 	lowest := func() float64 {
 		y := math.Inf(1)
 		for i, p := range s.Mesh.Pos {
