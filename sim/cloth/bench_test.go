@@ -2,6 +2,7 @@ package cloth
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"drape/sim/geom"
@@ -96,5 +97,35 @@ func BenchmarkStep(b *testing.B) {
 			b.ReportMetric(float64(its)/float64(b.N), "iters")
 			b.ReportMetric(float64(s.Mesh.NumTris()), "tris")
 		})
+	}
+}
+
+// BenchmarkStepSideBySide steps two sheets at once, each on its own
+// goroutine, as the viewer's side-by-side mode steps the adaptive and
+// the full-resolution simulation: an op is one step of each. The two
+// share the worker pool (sim/parallel), so this measures how their
+// passes contend for it and for the cores.
+func BenchmarkStepSideBySide(b *testing.B) {
+	sims := []*Sim{benchSheet(b, 32, 32), benchSheet(b, 64, 64)}
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	errs := make([]error, len(sims))
+	for i, s := range sims {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range b.N {
+				if _, err := s.Step(); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -39,6 +39,7 @@ var pool struct {
 	mu      sync.Mutex
 	idle    []*worker // workers that no pass holds
 	started int       // workers started
+	active  int       // passes between takeWorkers and giveBack
 	free    []*pass   // pass states not in use, kept so that passes do not allocate
 }
 
@@ -51,6 +52,7 @@ type pass struct {
 	balanced bool
 	next     atomic.Int32 // balanced: the next piece to take
 	workers  []*worker    // the workers taking part besides the caller
+	yield    bool         // its goroutines yield while they poll (mayYield)
 }
 
 // worker runs its pass's share whenever seq moves past the last value it
@@ -69,10 +71,12 @@ type worker struct {
 
 func (w *worker) loop() {
 	var last uint64
+	yield := true
 	for {
-		last = w.await(last)
+		last = w.await(last, yield)
 		p := w.pass
 		p.run(w.part)
+		yield = p.yield
 		// p belongs to its caller again once done is stored: nothing of
 		// it is read after this.
 		w.done.Store(last)
@@ -100,16 +104,18 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// spinUntil polls cond for up to d, yielding the processor every 64 polls,
-// and reports whether cond became true.
-func spinUntil(cond func() bool, d time.Duration) bool {
+// spinUntil polls cond for up to d, yielding the processor every 64 polls
+// if yield (mayYield), and reports whether cond became true.
+func spinUntil(cond func() bool, d time.Duration, yield bool) bool {
 	start := time.Now()
 	for i := 1; ; i++ {
 		if cond() {
 			return true
 		}
 		if i%64 == 0 {
-			runtime.Gosched()
+			if yield {
+				runtime.Gosched()
+			}
 			if time.Since(start) >= d {
 				return false
 			}
@@ -117,11 +123,27 @@ func spinUntil(cond func() bool, d time.Duration) bool {
 	}
 }
 
+// mayYield reports whether goroutines that poll for the pool should
+// yield the processor as they poll, with gomaxprocs Ps and busy
+// goroutines of the pool (workers started, and a caller per pass). Only
+// where the pool's goroutines may hold every P: then another goroutine
+// (the viewer's render loop) may be waiting for one, and without a yield
+// it would wait for the runtime's preemption, 10 ms. Where Ps are left
+// over, a goroutine made ready takes one of them, and a yield costs:
+// runtime.Gosched wakes an idle P to look for work (wakep), so every
+// poll set a thread spinning on the cores the pass needs. With
+// GOMAXPROCS 8 and 16 on the 2-core machine that made a step of the
+// 2048-triangle sheet 1.45–1.6× and the 8192 one 1.8–1.9× as long as with
+// GOMAXPROCS 2; without the yield 1.03–1.08× and 1.0–1.1×
+// (BenchmarkStep, three interleaved rounds, 2026-11-29;
+// docs/notes/performance-history.md).
+func mayYield(gomaxprocs, busy int) bool { return gomaxprocs <= busy }
+
 // await returns the next job's sequence number once it exceeds last,
-// polling for spinFor and then parking.
-func (w *worker) await(last uint64) uint64 {
+// polling (yielding as it does if yield) for spinFor and then parking.
+func (w *worker) await(last uint64, yield bool) uint64 {
 	posted := func() bool { return w.seq.Load() != last }
-	for !spinUntil(posted, spinFor) {
+	for !spinUntil(posted, spinFor, yield) {
 		// Park. The poster stores seq before it reads sleeping and the
 		// worker stores sleeping before it reads seq, so at least one of
 		// them sees the other (Go's atomics are sequentially consistent):
@@ -261,7 +283,7 @@ func forChunks(n int, fn func(k, lo, hi int), balanced, pieces bool) {
 		// Poll briefly: the pieces are balanced, so the worker is usually
 		// about done. If it is not (its thread lost the core to another
 		// process), park rather than burn the core it may need.
-		for !spinUntil(finished, spinWait) {
+		for !spinUntil(finished, spinWait, p.yield) {
 			w.waiting.Store(true)
 			if !finished() {
 				<-w.finished
@@ -276,6 +298,7 @@ func forChunks(n int, fn func(k, lo, hi int), balanced, pieces bool) {
 // takeWorkers returns a pass state holding up to k idle workers, starting
 // new ones while fewer than Parts' cap less one run in all.
 func takeWorkers(k int) *pass {
+	procs := runtime.GOMAXPROCS(0)
 	pool.mu.Lock()
 	defer pool.mu.Unlock()
 	var p *pass
@@ -293,6 +316,8 @@ func takeWorkers(k int) *pass {
 	take := min(k, m)
 	p.workers = append(p.workers[:0], pool.idle[m-take:]...)
 	pool.idle = pool.idle[:m-take]
+	pool.active++
+	p.yield = mayYield(procs, pool.started+pool.active)
 	return p
 }
 
@@ -303,6 +328,7 @@ func giveBack(p *pass) {
 	pool.idle = append(pool.idle, p.workers...)
 	clear(p.workers)
 	p.workers = p.workers[:0]
+	pool.active--
 	pool.free = append(pool.free, p)
 }
 

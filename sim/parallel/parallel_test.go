@@ -263,3 +263,27 @@ func TestForPiecesSmallWork(t *testing.T) {
 		t.Errorf("%d pieces ran at a time, want 1", m)
 	}
 }
+
+// TestPassYields checks when a pass's goroutines yield as they poll
+// (mayYield): where the pool's goroutines may hold every P, and not
+// where Ps are left over. The first case fails if they never yield, the
+// second if they always do (before, on every poll).
+func TestPassYields(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	giveBack(takeWorkers(1)) // at least one worker started
+	pool.mu.Lock()
+	busy := pool.started + 1 // the workers and this pass's caller
+	pool.mu.Unlock()
+	for _, c := range []struct {
+		procs int
+		want  bool
+	}{{busy, true}, {busy + 1, false}, {busy + 8, false}} {
+		runtime.GOMAXPROCS(c.procs)
+		p := takeWorkers(1)
+		got := p.yield
+		giveBack(p)
+		if got != c.want {
+			t.Errorf("GOMAXPROCS %d, %d goroutines of the pool: yield %v, want %v", c.procs, busy, got, c.want)
+		}
+	}
+}
