@@ -187,9 +187,10 @@ func (s *Sim) untangle() {
 		un.runaway = false
 		return
 	}
-	if !un.active || pairs < un.least {
-		un.least = pairs
+	if !un.active { // a new episode
+		un.least, un.runaway = pairs, false
 	}
+	un.least = min(un.least, pairs)
 	un.active = true
 	if un.runaway || pairs > runawayGrowth*un.least+runawaySlack {
 		// Held: no band, no correction; the collision phase keeps the

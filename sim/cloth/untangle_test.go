@@ -204,4 +204,21 @@ func TestUntangleRunaway(t *testing.T) {
 			t.Fatalf("%d pairs after %d: vertex %d moved by %v", pairs, least, v, u)
 		}
 	}
+	// Self-collision off and on again over the poke alone: a new
+	// episode, untangled as before.
+	for v := range n {
+		m.Pos[v].Y = 0
+	}
+	m.Pos[n/2].Y = 0.05
+	for _, on := range []bool{false, true} {
+		cp := contact.DefaultParams()
+		cp.SelfCollision = on
+		if err := s.SetContactParams(cp); err != nil {
+			t.Fatal(err)
+		}
+		s.untangle()
+	}
+	if s.tangledFaces() == nil {
+		t.Error("after self-collision off and on, the poke alone is still held")
+	}
 }
