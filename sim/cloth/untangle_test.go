@@ -8,12 +8,12 @@ import (
 	"drape/sim/geom"
 )
 
-// pokedSheets returns two 0.6 m sheets (6 × 6 squares each), the second
-// 2 cm above the first, with the first's middle vertex (returned) 5 cm up
-// through the second.
-func pokedSheets(t *testing.T) (*geom.Mesh, int32) {
+// pokedSheets returns two 0.6 m sheets (cells × cells squares each, cells
+// even), the second 2 cm above the first, with the first's middle vertex
+// (returned) 5 cm up through the second.
+func pokedSheets(t *testing.T, cells int) (*geom.Mesh, int32) {
 	t.Helper()
-	g, err := geom.RegularGrid(0.6, 0.6, 6, 6)
+	g, err := geom.RegularGrid(0.6, 0.6, cells, cells)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +52,11 @@ func pokedSheets(t *testing.T) (*geom.Mesh, int32) {
 // the poking vertex pinned, the crossing is the pin's to keep: nothing is
 // flagged or moved.
 func TestUntangleStep(t *testing.T) {
-	m, mid := pokedSheets(t)
+	m, mid := pokedSheets(t, 6)
 	if contact.IntersectingPairs(m.Pos, m.Tris) == 0 {
 		t.Fatal("the poke crosses nothing")
 	}
-	m2, _ := pokedSheets(t)
+	m2, _ := pokedSheets(t, 6)
 	pinned, err := New(m2, DefaultParams())
 	if err != nil {
 		t.Fatal(err)
@@ -79,16 +79,7 @@ func TestUntangleStep(t *testing.T) {
 		}
 	}
 
-	s, err := New(m, DefaultParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetContactParams(contact.DefaultParams()); err != nil {
-		t.Fatal(err)
-	}
-	s.fillInvMass()
-	clear(s.vHalf)
-	s.untangle()
+	s := untangledOnce(t, m)
 	if on, n := s.Tangled(); !on || n != 1 {
 		t.Fatalf("Tangled() = %v, %d; want true, 1", on, n)
 	}
@@ -146,42 +137,12 @@ func TestUntangleStep(t *testing.T) {
 // through itself, 2174 → 364 722 pairs in 15 steps). Without the hold
 // the zigzag is flagged and moved like the poke.
 func TestUntangleRunaway(t *testing.T) {
-	g, err := geom.RegularGrid(0.6, 0.6, 24, 24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pos []geom.Vec3
-	var rest []geom.Vec2
-	var tris [][3]int32
-	for layer := 0; layer < 2; layer++ {
-		off := int32(len(pos))
-		for _, r := range g.Rest {
-			pos = append(pos, geom.Vec3{X: r.X - 0.3 + 0.003*float64(layer), Y: 0.02 * float64(layer), Z: r.Y - 0.3 + 0.002*float64(layer)})
-			rest = append(rest, geom.Vec2{X: r.X + 1.0*float64(layer), Y: r.Y})
-		}
-		for _, tr := range g.Tris {
-			tris = append(tris, [3]int32{tr[0] + off, tr[1] + off, tr[2] + off})
-		}
-	}
-	n := int32(len(g.Rest))
-	pos[n/2].Y = 0.05 // a vertex of the lower sheet poked through the upper
-	m, err := geom.NewMesh(pos, rest, tris)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(m, DefaultParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetContactParams(contact.DefaultParams()); err != nil {
-		t.Fatal(err)
-	}
-	s.fillInvMass()
-	clear(s.vHalf)
-	s.untangle()
+	m, _ := pokedSheets(t, 24)
+	s := untangledOnce(t, m)
 	if on, _ := s.Tangled(); !on || s.tangledFaces() == nil {
 		t.Fatal("the poke was not flagged tangled")
 	}
+	n := int32(len(m.Pos) / 2) // the lower sheet's vertices
 	least := s.ct.un.least
 	for v := range n {
 		i, j := int(v)%25, int(v)/25
@@ -206,10 +167,8 @@ func TestUntangleRunaway(t *testing.T) {
 	}
 	// Self-collision off and on again over the poke alone: a new
 	// episode, untangled as before.
-	for v := range n {
-		m.Pos[v].Y = 0
-	}
-	m.Pos[n/2].Y = 0.05
+	poked, _ := pokedSheets(t, 24)
+	copy(m.Pos, poked.Pos)
 	for _, on := range []bool{false, true} {
 		cp := contact.DefaultParams()
 		cp.SelfCollision = on
@@ -221,4 +180,21 @@ func TestUntangleRunaway(t *testing.T) {
 	if s.tangledFaces() == nil {
 		t.Error("after self-collision off and on, the poke alone is still held")
 	}
+}
+
+// untangledOnce returns a simulation of m with collisions on, after one
+// call of untangle from rest.
+func untangledOnce(t *testing.T, m *geom.Mesh) *Sim {
+	t.Helper()
+	s, err := New(m, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetContactParams(contact.DefaultParams()); err != nil {
+		t.Fatal(err)
+	}
+	s.fillInvMass()
+	clear(s.vHalf)
+	s.untangle()
+	return s
 }
