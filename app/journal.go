@@ -35,10 +35,15 @@ type journalHead struct {
 
 // journalLine is a command applied after Steps steps, or without Cmd a
 // mark that the loop had taken Steps steps (every journalMark steps, so
-// that a replay runs as far as the journal goes).
+// that a replay runs as far as the journal goes), or with Interrupt the
+// step after Steps steps, given up at its Interrupt-th poll for a
+// command (Loop.poll): when that happens depends on the wall clock, so
+// the replay gives the step up at the same poll, which leaves the model
+// as the run left it.
 type journalLine struct {
-	Steps int         `json:"steps"`
-	Cmd   *journalCmd `json:"cmd,omitempty"`
+	Steps     int         `json:"steps"`
+	Cmd       *journalCmd `json:"cmd,omitempty"`
+	Interrupt int         `json:"interrupt,omitempty"`
 }
 
 // journalCmd is a Command as journalled: its Blocks only with
@@ -97,9 +102,12 @@ func (j *journal) write(v any) {
 
 // Replay is what ReplayJournal repeated.
 type Replay struct {
-	Steps    int   // steps taken
-	Commands int   // commands applied
-	Loop     *Loop // the loop replayed, as the journal leaves it (nil if it could not be built)
+	Steps    int // steps taken
+	Commands int // commands applied
+	// Interrupted counts the steps given up at a journalled poll
+	// (journalLine.Interrupt); they are not in Steps.
+	Interrupted int
+	Loop        *Loop // the loop replayed, as the journal leaves it (nil if it could not be built)
 	// Warning says why the replay may not repeat the run to the bit
 	// ("" when nothing is known to differ).
 	Warning string
@@ -150,6 +158,15 @@ func ReplayJournal(r io.Reader, scenes fs.FS, each func(l *Loop) error) (Replay,
 					return rep, err
 				}
 			}
+		}
+		if ln.Interrupt > 0 {
+			l.replayPoll = ln.Interrupt
+			l.step()
+			l.replayPoll = 0
+			if l.polls < ln.Interrupt {
+				return rep, fmt.Errorf("journal: line %d: the step was given up at poll %d, but the replay's step polled %d times", n, ln.Interrupt, l.polls)
+			}
+			rep.Interrupted++
 		}
 		if ln.Cmd != nil {
 			l.apply(ln.Cmd.command())

@@ -71,29 +71,37 @@ func TestJournalReplaysRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
-	again := snapshotOf(rep.Loop)
 	t.Logf("journal: %d lines; replayed %d steps and %d commands; live run: %d steps since its reset, t = %.3f s",
 		strings.Count(jr.String(), "\n"), rep.Steps, rep.Commands, live.Stats.Steps, live.Stats.Time)
 	if rep.Commands < 12 {
 		t.Errorf("replayed %d commands, want at least the 12 sent that are not coalesced", rep.Commands)
 	}
-	if again.Stats.Steps != live.Stats.Steps || again.Stats.Time != live.Stats.Time || again.Epoch != live.Epoch {
+	sameRun(t, l, rep.Loop)
+}
+
+// sameRun fails t unless the stopped loops live and again (its replay)
+// end at the same step, time and epoch with the same kinetic energy,
+// vertex positions and pin count, to the bit.
+func sameRun(t *testing.T, live, again *Loop) {
+	t.Helper()
+	a, b := snapshotOf(again), snapshotOf(live)
+	if a.Stats.Steps != b.Stats.Steps || a.Stats.Time != b.Stats.Time || a.Epoch != b.Epoch {
 		t.Fatalf("replay ends at step %d, t = %v, epoch %d; the live run at step %d, t = %v, epoch %d",
-			again.Stats.Steps, again.Stats.Time, again.Epoch, live.Stats.Steps, live.Stats.Time, live.Epoch)
+			a.Stats.Steps, a.Stats.Time, a.Epoch, b.Stats.Steps, b.Stats.Time, b.Epoch)
 	}
-	if a, b := rep.Loop.s.KineticEnergy(), l.s.KineticEnergy(); a != b {
-		t.Errorf("kinetic energy: replay %v, live %v", a, b)
+	if ka, kb := again.s.KineticEnergy(), live.s.KineticEnergy(); ka != kb {
+		t.Errorf("kinetic energy: replay %v, live %v", ka, kb)
 	}
-	if len(again.Pos) != len(live.Pos) {
-		t.Fatalf("replay has %d vertices, the live run %d", len(again.Pos)/3, len(live.Pos)/3)
+	if len(a.Pos) != len(b.Pos) {
+		t.Fatalf("replay has %d vertices, the live run %d", len(a.Pos)/3, len(b.Pos)/3)
 	}
-	for i := range live.Pos {
-		if again.Pos[i] != live.Pos[i] {
-			t.Fatalf("vertex %d: replay %v, live %v", i/3, again.Pos[i-i%3:i-i%3+3], live.Pos[i-i%3:i-i%3+3])
+	for i := range b.Pos {
+		if a.Pos[i] != b.Pos[i] {
+			t.Fatalf("vertex %d: replay %v, live %v", i/3, a.Pos[i-i%3:i-i%3+3], b.Pos[i-i%3:i-i%3+3])
 		}
 	}
-	if len(again.Pins) != len(live.Pins) {
-		t.Errorf("replay has %d pins, the live run %d", len(again.Pins), len(live.Pins))
+	if len(a.Pins) != len(b.Pins) {
+		t.Errorf("replay has %d pins, the live run %d", len(a.Pins), len(b.Pins))
 	}
 }
 
@@ -238,4 +246,47 @@ func openJournal(path string) (io.ReadCloser, error) {
 		io.Reader
 		io.Closer
 	}{z, f}, nil
+}
+
+// TestJournalReplaysInterrupts: with interruptAfter at 0, parameter edits
+// and pauses sent while drape-box steps give up the steps they arrive
+// in (Loop.poll); the run goes on, and its journal, which notes the poll
+// each step was given up at, replays it to the bit. It fails if an
+// interrupted step changed the state (the replay's step, given up at the
+// same poll, would then differ only if the residue differed), if the
+// journal missed an interrupt, or if none happened.
+func TestJournalReplaysInterrupts(t *testing.T) {
+	defer func(d time.Duration) { interruptAfter = d }(interruptAfter)
+	interruptAfter = 0
+	var jr bytes.Buffer
+	l, err := NewLoop(LoopOptions{Scenes: assets.Scenes, Scene: "drape-box", Journal: &jr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runLoop(t, l)
+	s := waitFor(t, l, "some steps", func(s *Snapshot) bool { return s.Stats.Steps >= 10 })
+	p, steps := s.Blocks.Params, s.Stats.Steps
+	for i := range 200 {
+		p.DampMass = 0.1 + 0.001*float64(i%7)
+		l.Send(setCmd(BlockParams, Blocks{Params: p}))
+		if i%50 == 49 {
+			l.Send(Command{Kind: CmdSetPaused, Paused: true})
+			l.Send(Command{Kind: CmdSetPaused, Paused: false})
+		}
+		time.Sleep(time.Duration(200+i%5*300) * time.Microsecond)
+	}
+	waitFor(t, l, "steps after the edits", func(x *Snapshot) bool { return x.Stats.Steps >= steps+100 })
+	stop()
+	if l.interrupted == 0 {
+		t.Fatal("no step was interrupted")
+	}
+	rep, err := ReplayJournal(strings.NewReader(jr.String()), assets.Scenes, nil)
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	t.Logf("%d steps interrupted of %d; replayed %d steps, %d interrupted, %d commands", l.interrupted, l.calls, rep.Steps, rep.Interrupted, rep.Commands)
+	if rep.Interrupted != l.interrupted {
+		t.Errorf("replay gave up %d steps, the run %d", rep.Interrupted, l.interrupted)
+	}
+	sameRun(t, l, rep.Loop)
 }

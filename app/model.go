@@ -67,6 +67,11 @@ type Model interface {
 	// motion that pushes the cloth. Errors as MoveObstacle.
 	DragObstacle(i int, goal geom.Vec3) error
 	LastAdapt() cloth.AdaptStats // the most recent adaptation; zero for models that do not adapt
+	// SetInterrupt sets f, which Step may poll while it runs: when f
+	// returns true, Step gives up and returns an error wrapping
+	// cloth.ErrInterrupted with the state as before (cloth.Sim.SetInterrupt).
+	// A model whose steps are always short may never poll it.
+	SetInterrupt(f func() bool)
 }
 
 // StepInfo describes one Model step: the FEM cloth's step statistics

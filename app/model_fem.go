@@ -52,6 +52,7 @@ func (f *femModel) Dt() float64                 { return f.sim.Params().Dt }
 func (f *femModel) Finite() bool                { return f.sim.Finite() }
 func (f *femModel) KineticEnergy() float64      { return f.sim.KineticEnergy() }
 func (f *femModel) LastAdapt() cloth.AdaptStats { return f.sim.LastAdapt() }
+func (f *femModel) SetInterrupt(fn func() bool) { f.sim.SetInterrupt(fn) }
 
 // femBlocks are the blocks the FEM cloth has.
 var femBlocks = blockSet(BlockParams, BlockAdapt, BlockContact, BlockStrain)

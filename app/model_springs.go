@@ -64,6 +64,10 @@ func (m *springsModel) Finite() bool                { return m.c.Finite() }
 func (m *springsModel) KineticEnergy() float64      { return m.c.KineticEnergy() }
 func (m *springsModel) LastAdapt() cloth.AdaptStats { return cloth.AdaptStats{} }
 
+// SetInterrupt does nothing: an explicit step of the spring cloth is one
+// pass over its springs, never long enough to give up.
+func (m *springsModel) SetInterrupt(func() bool) {}
+
 // springsBlocks are the blocks the mass-spring cloth has.
 var springsBlocks = blockSet(BlockSprings)
 

@@ -146,6 +146,10 @@ type Loop struct {
 	// stepping is the wall clock (UnixNano) at which the step in
 	// progress started, 0 between steps: Busy, for --state.
 	stepping atomic.Int64
+	// waiting is set by Send when it queues a command that interrupts
+	// a long step (CmdKind.interrupts), and cleared when the queue is
+	// taken (applyQueued).
+	waiting atomic.Bool
 
 	// Owned by the Run goroutine (and by NewLoop before Run starts).
 	scenes fs.FS
@@ -206,6 +210,55 @@ type Loop struct {
 	// since NewLoop, across rebuilds; journal is LoopOptions.Journal's.
 	calls   int
 	journal *journal
+
+	// polls counts the model's polls of pollFn (l.poll, bound once)
+	// in the step in progress; replayPoll > 0, during ReplayJournal,
+	// interrupts the step at that poll instead of by the clock;
+	// interrupted counts the steps given up for a command since NewLoop.
+	pollFn      func() bool
+	polls       int
+	replayPoll  int
+	interrupted int
+}
+
+// interruptAfter is how long a step runs before a command waiting for it
+// (CmdKind.interrupts) makes the model give it up (Model.SetInterrupt):
+// the command is then applied and the step taken again. Below it a
+// command waits for the step, as always: no built-in scene's step comes
+// near it on 2 cores at its defaults (the slowest, the full-resolution
+// references, take about 75 ms; docs/performance.md), so scripted runs
+// and ordinary play never lose a step's work. Above it are the steps a
+// person's sliders can make (a mesh refined to the triangle cap, 1–36 s a
+// step in the monkey's curtain-adaptive seed 110; a held tangle, 4–6 s),
+// during which Reset, a pause or the slider that made it slow must not
+// wait for the step. A var so that a test can set it to 0.
+var interruptAfter = 200 * time.Millisecond
+
+// interrupts reports whether a command of kind k, queued while a step
+// runs longer than interruptAfter, makes the model give the step up: the
+// person's discrete requests (edits, pause, reset, a scene, undo, save,
+// a pin set or removed). Not the moves of a drag (CmdMovePin, CmdDrag,
+// CmdMoveObstacle, CmdRelease), which come every frame while the mouse
+// moves: they would give up every long step and the cloth would never
+// move while dragged; nor CmdStep and CmdSetSpeed, which ask for steps.
+func (k CmdKind) interrupts() bool {
+	switch k {
+	case CmdSetBlocks, CmdPin, CmdUnpin, CmdSetPaused, CmdReset, CmdLoadScene, CmdSaveScene, CmdUndo, CmdRedo:
+		return true
+	}
+	return false
+}
+
+// poll is the model's interrupt function (Model.SetInterrupt), called on
+// the Run goroutine during a step: true when a command that interrupts
+// is waiting and the step has run interruptAfter, or in a replay at the
+// journalled poll.
+func (l *Loop) poll() bool {
+	l.polls++
+	if l.replayPoll > 0 {
+		return l.polls == l.replayPoll
+	}
+	return l.waiting.Load() && l.Busy() >= interruptAfter
 }
 
 // NewLoop loads and builds the scene and publishes its first snapshot. It
@@ -225,6 +278,7 @@ func NewLoop(o LoopOptions) (*Loop, error) {
 	if l.now == nil {
 		l.now = time.Now
 	}
+	l.pollFn = l.poll
 	l.pace.speed = o.Speed
 	if o.Journal != nil {
 		l.journal = &journal{w: o.Journal}
@@ -251,6 +305,9 @@ func (l *Loop) Send(c Command) {
 		l.queue[n-1] = c
 	} else {
 		l.queue = append(l.queue, c)
+	}
+	if c.Kind.interrupts() {
+		l.waiting.Store(true)
 	}
 	l.mu.Unlock()
 	select {
@@ -357,6 +414,7 @@ func (l *Loop) Wake() {
 func (l *Loop) applyQueued(buf []Command) (cmds []Command, stepNow, dirty bool) {
 	l.mu.Lock()
 	cmds, l.queue = l.queue, buf[:0]
+	l.waiting.Store(false)
 	l.mu.Unlock()
 	if len(l.later) > 0 || slices.ContainsFunc(cmds, func(c Command) bool { return c.At > 0 }) {
 		cmds = l.dueCommands(cmds)
@@ -578,6 +636,7 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 	if err != nil {
 		return err
 	}
+	m.SetInterrupt(l.pollFn)
 	if keepParams {
 		if err := m.SetBlocks(l.s.Blocks()); err != nil {
 			return fmt.Errorf("reset: %w", err)
@@ -603,12 +662,25 @@ func (l *Loop) rebuild(sc *scene.Scene, keepParams bool) error {
 // step advances the simulation once and publishes. A failed step (the
 // state is unchanged, see cloth.Sim.Step) or a non-finite state pauses the
 // loop and publishes the reason; only Reset or a scene change clear it.
+// A step given up for a command (cloth.ErrInterrupted, see poll) leaves
+// the state as it was and publishes nothing: Run applies the command and
+// steps again. It is journalled with the poll it stopped at, so that a
+// replay stops it there too.
 func (l *Loop) step() {
+	l.polls = 0
 	l.stepping.Store(l.now().UnixNano())
 	st, err := l.s.Step()
 	l.stepping.Store(0)
+	interrupted := errors.Is(err, cloth.ErrInterrupted)
+	if interrupted {
+		l.journal.write(journalLine{Steps: l.calls, Interrupt: l.polls})
+	}
 	if l.calls++; l.calls%journalMark == 0 {
 		l.journal.write(journalLine{Steps: l.calls})
+	}
+	if interrupted {
+		l.interrupted++
+		return
 	}
 	if err == nil && !l.s.Finite() {
 		err = fmt.Errorf("state is not finite after step %d: %w", l.s.Steps(), cloth.ErrUnstable)

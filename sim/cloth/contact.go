@@ -209,6 +209,7 @@ func (s *Sim) beginCollisions(t1 float64) error {
 	m := s.Mesh
 	if c.solver == nil {
 		c.solver = contact.NewSolver()
+		c.solver.SetStop(s.solver.stop) // SetInterrupt's
 	}
 	if !s.collides() {
 		off := c.p
@@ -259,6 +260,9 @@ func (s *Sim) endCollisions(t1 float64, err error) (contact.Stats, error) {
 	c := &s.ct
 	m := s.Mesh
 	st, err := c.solver.End(err)
+	if errors.Is(err, contact.ErrStopped) || errors.Is(err, ErrInterrupted) {
+		return st, ErrInterrupted // SetInterrupt: vHalf is as it was, the step is given up
+	}
 	if errors.Is(err, contact.ErrUnresolved) {
 		// Failsafe (after Bridson et al. 2002 §6.3's last resort, and
 		// Harmon et al. 2008's "stop everything"): the impact zones did

@@ -17,6 +17,10 @@ type pcg struct {
 	dot     parallel.Partials
 	bad     [parallel.Chunks]bool // a chunk of rows failed checkPattern
 	run     pcgRun                // the solve in progress (begin)
+	// stop, if not nil, is polled before every iteration; when it
+	// returns true the solve gives up there and sets stopped (Sim.SetInterrupt).
+	stop    func() bool
+	stopped bool
 }
 
 // Row filters of the modified PCG (Baraff & Witkin 1998 §5.3): each row
@@ -80,7 +84,8 @@ func (p *pcg) resize(n int) {
 // own part of δ₀ (a part whose δ₀ is 0 is held to the whole δ₀). It
 // returns the iterations taken and the larger part's √(rᵀP⁻¹r/δ₀), the
 // relative preconditioned residual (0 when the filtered right-hand side
-// is zero, NaN when the system itself is not finite). Without springs
+// is zero, NaN when the system itself is not finite); a solve that p.stop
+// gave up returns where it stopped, with p.stopped set. Without springs
 // there is one part, and the rule and every iterate are Baraff & Witkin's.
 //
 // Why the parts. A spring's force k·(h − g) is large against a vertex's
@@ -103,6 +108,7 @@ func (p *pcg) resize(n int) {
 func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []geom.Vec3, tol float64, maxIter int) (int, float64) {
 	n := a.n
 	p.resize(n)
+	p.stopped = false
 	u := p.begin(a, b, dv, z, kind, nrm)
 	parallel.ForChunks(n, u.fnSetup)
 	for _, bad := range p.bad {
@@ -137,6 +143,10 @@ func (p *pcg) solve(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 	tolM, tolS := tol*tol*refM, tol*tol*refS
 	it := 0
 	for ; it < maxIter && !(deltaM <= tolM && deltaS <= tolS); it++ { // a NaN δ iterates on, and cq stops it
+		if p.stop != nil && p.stop() {
+			p.stopped = true
+			break
+		}
 		parallel.ForChunks(n, u.fnDirection)
 		cq := p.dot.Sum()
 		if !(cq > 0) {

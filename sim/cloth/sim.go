@@ -158,6 +158,11 @@ type Sim struct {
 	retried      int  // steps that needed the failsafe's substeps (Retried)
 	retriedAtCap int  // of those, the ones whose solve stopped at the cap (RetriedAtCap)
 	strictSolve  bool // a solve that stops at the cap unconverged fails the step (pcgSlack): false at the failsafe's last depth
+	// interrupt is SetInterrupt's function; committed says that a
+	// (sub)step of the Step in progress has committed, after which it
+	// is no longer polled.
+	interrupt func() bool
+	committed bool
 
 	ad adaptState   // adaptive refinement and coarsening (adaptsim.go)
 	ct contactState // obstacles, collisions and resting contact (contact.go)
@@ -475,6 +480,7 @@ func (s *Sim) Release() { s.drag.on, s.drag.lost = false, false }
 // between t^n and t^{n+1} and Steps unchanged.
 func (s *Sim) Step() (StepStats, error) {
 	dt := s.params.Dt
+	s.committed = false
 	st, err := s.advance(dt, FailsafeDepth)
 	s.params.Dt = dt
 	if err != nil {
@@ -489,6 +495,42 @@ func (s *Sim) Step() (StepStats, error) {
 	s.Steps++
 	st.Adapt = s.adaptAfterStep()
 	return st, nil
+}
+
+// ErrInterrupted is returned by Step when the function set by
+// SetInterrupt asked it to give up. It is not a failure: the state is
+// as before the call, and the step may be taken again.
+var ErrInterrupted = errors.New("step interrupted")
+
+// SetInterrupt sets f, which Step polls while it runs: before every PCG
+// iteration, after the solve and after the proximity stage, and before
+// every CCD and impact-zone pass of the collision phase
+// (contact.Solver.SetStop). When f returns true the step gives up there
+// and returns ErrInterrupted, with the state as a failed step leaves it:
+// exactly as before the call, since f is polled only until the first
+// (sub)step commits (a failsafe substep that committed is kept, and the
+// step then runs to its end, adaptation included, which is never
+// interrupted). The viewer uses it so that a command never waits for a
+// step that runs for seconds (a mesh the sliders refined to 200 000
+// faces, a pile held in contact; app.Loop). f is called on Step's
+// goroutine, a deterministic number of times for a given state, which
+// lets a replay interrupt at the same poll. nil (the default) never
+// interrupts.
+func (s *Sim) SetInterrupt(f func() bool) {
+	s.interrupt = f
+	s.solver.stop = nil
+	if f != nil {
+		s.solver.stop = s.interrupted
+	}
+	if s.ct.solver != nil {
+		s.ct.solver.SetStop(s.solver.stop)
+	}
+}
+
+// interrupted polls the interrupt function until a (sub)step of the
+// Step in progress commits (SetInterrupt).
+func (s *Sim) interrupted() bool {
+	return s.interrupt != nil && !s.committed && s.interrupt()
 }
 
 // FailsafeDepth is how often the failsafe halves a step that blew up:
@@ -616,6 +658,10 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 	st.Springs = len(s.sys.coupling.rows)
 	st.Iterations, st.Residual = s.solve()
 	st.Solve = time.Since(t2w)
+	if s.solver.stopped || s.interrupted() {
+		s.restoreHands()
+		return st, ErrInterrupted
+	}
 	s.averageVelocity()
 	err := s.checkVelocity(t1, st.Residual)
 	if err == nil && s.strictSolve && st.Residual > pcgSlack*max(p.Tolerance, defaultTolerance) {
@@ -637,6 +683,11 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 		sv := s.ct.solver
 		if err == nil {
 			sv.Proximity()
+			if s.interrupted() {
+				err = ErrInterrupted
+			}
+		}
+		if err == nil {
 			_, err = s.strainPass(t1, &st, true)
 		}
 		if err == nil {
@@ -808,6 +859,7 @@ func (s *Sim) commit(t1 float64) {
 	s.commitHands()
 	s.Time = t1
 	s.commits++
+	s.committed = true
 }
 
 // constrain prescribes vertex slot v's velocity along the unit normal n at

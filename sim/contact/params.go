@@ -122,3 +122,8 @@ var Table = param.Table[Params]{
 // ErrUnresolved is returned (wrapped) by Resolve when collisions remain
 // after the impact-zone passes; the velocities are then restored.
 var ErrUnresolved = errors.New("contact: collisions unresolved after the impact-zone passes")
+
+// ErrStopped is returned by Continuous when the function set by SetStop
+// asked it to stop (the viewer has a command waiting); End then restores
+// the velocities as for any error.
+var ErrStopped = errors.New("contact: stopped by the caller")

@@ -233,6 +233,9 @@ type Solver struct {
 	escaped bool
 	zones   zoneState
 	stats   Stats
+	// stop, if not nil, is polled before every CCD and zone pass
+	// (SetStop).
+	stop func() bool
 }
 
 const (
@@ -259,6 +262,13 @@ func NewSolver() *Solver {
 	s.patchNearFn = s.patchNearChunk
 	return s
 }
+
+// SetStop sets f, which Continuous polls before each of its CCD and
+// impact-zone passes: when f returns true it stops there with
+// ErrStopped. A caller that must stay responsive (the viewer, whose
+// commands wait for the step in progress) uses it to give up a step
+// that runs long, taking it again later. nil never stops.
+func (s *Solver) SetStop(f func() bool) { s.stop = f }
 
 // Contacts returns the vertex–body contacts of the last Resolve (proximity
 // pairs of a cloth vertex with a body face or a half-space), one per pair,
@@ -455,7 +465,7 @@ func (s *Solver) Changed() bool {
 // call of a step tests every candidate pair, a later one only the pairs
 // with a vertex that changed (Changed) or that its predecessor moved. It
 // returns ErrUnresolved (wrapped) when collisions remain after the zone
-// passes.
+// passes, and ErrStopped when SetStop's function asked it to stop.
 func (s *Solver) Continuous() error {
 	if !s.on {
 		return nil
@@ -507,6 +517,9 @@ func (s *Solver) collisions(first bool) error {
 	s.zones.active = false
 	clean := false
 	for it := 0; it < p.CCDIterations; it++ {
+		if s.stop != nil && s.stop() {
+			return ErrStopped
+		}
 		s.useDirty = !first || it > 0
 		n := s.detect()
 		s.stats.Iterations++
@@ -527,6 +540,9 @@ func (s *Solver) collisions(first bool) error {
 	if !clean {
 		s.zones.reset(len(c.X))
 		for it := 0; ; it++ {
+			if s.stop != nil && s.stop() {
+				return ErrStopped
+			}
 			s.useDirty = true
 			n := s.detect()
 			s.stats.Iterations++
