@@ -31,13 +31,29 @@ type femModel struct {
 	obs   obstacleCache
 
 	tangled     int       // last count of intersecting triangle pairs
-	tangledWhen time.Time // when it was counted
+	tangledNext time.Time // when the next count is due (tangledWait)
 }
 
 // tangledEvery is how often (wall time) Surface recounts the intersecting
 // triangle pairs: the count allocates and costs about as much as a
 // collision pass, too much for every snapshot.
 const tangledEvery = time.Second
+
+// tangledSpacing: after a count that took c, the next waits at least
+// tangledSpacing·c, so that the count takes at most 1/tangledSpacing of
+// the simulation goroutine's time. Measured: 0.32 s a count on the
+// curtain refined to 195 128 faces (which sliders can ask for), a third
+// of every second then, and the 0.3–0.4 s that a command given up a
+// step for still waited there (docs/robustness.md); then counted every
+// 6.4 s. The built-in scenes' counts take a few ms and stay at
+// tangledEvery.
+const tangledSpacing = 20
+
+// tangledWait returns how long after a count that took cost the next
+// one is due.
+func tangledWait(cost time.Duration) time.Duration {
+	return max(tangledEvery, tangledSpacing*cost)
+}
 
 func newFEMModel(s *cloth.Sim) *femModel { return &femModel{sim: s} }
 
@@ -215,8 +231,9 @@ func (f *femModel) Surface(dst *Snapshot, reuse bool) SurfaceInfo {
 			Scripted: p.Scripted,
 		})
 	}
-	if now := time.Now(); now.Sub(f.tangledWhen) >= tangledEvery {
-		f.tangled, f.tangledWhen = contact.IntersectingPairs(m.Pos, m.Tris), now
+	if now := time.Now(); !now.Before(f.tangledNext) {
+		f.tangled = contact.IntersectingPairs(m.Pos, m.Tris)
+		f.tangledNext = now.Add(tangledWait(time.Since(now)))
 	}
 	if fresh {
 		f.p98 = weightedPercentile(f.absH, 0.98)

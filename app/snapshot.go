@@ -155,7 +155,7 @@ type Stats struct {
 
 	KineticEnergy float64 // J
 	CurvAbsP98    float32 // 98th percentile of |Curv| over the vertices, 1/m; for the automatic colour range
-	Tangled       int     // intersecting pairs of cloth triangles sharing no vertex, counted about once a second (−1: not counted)
+	Tangled       int     // intersecting pairs of cloth triangles sharing no vertex, counted about once a second, less often where a count takes over 50 ms (tangledWait) (−1: not counted)
 	Retried       int     // steps since the scene was (re)built that needed the substep failsafe (cloth.Sim.Step)
 	RetriedAtCap  int     // of those, the ones halved because the solve stopped at the PCG cap (cloth.ErrUnconverged)
 	// StepMean is the mean wall time of the steps since the scene was
