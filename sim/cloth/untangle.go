@@ -106,9 +106,10 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //  1. takes back the corrective velocity it added in the last step: the
 //     correction is a displacement of x over one step, not momentum, and
 //     v^{n+1} = v^{n+½} carried it into this step's v^n;
-//  2. every untangleEvery (sub)steps while untangled, and every step
-//     while tangled or after a failsafe or a retried step, finds the pairs of faces that
-//     cross at x^n (contact.Untangler.Find);
+//  2. every untangleEvery (sub)steps while untangled or held
+//     (runawayGrowth), every step while tangled or after a failsafe or a
+//     retried step, and at once when self-collision comes back on, finds
+//     the pairs of faces that cross at x^n (contact.Untangler.Find);
 //  3. where some do, adds to v^{n+½} of every free vertex the descent
 //     direction of the intersection contour's length, g = −∂L/∂x
 //     (Volino & Magnenat-Thalmann 2006 §3.2; contact/untangle.go), with
@@ -158,9 +159,16 @@ func (s *Sim) untangle() {
 	if !c.p.SelfCollision {
 		un.active, un.faces = false, un.faces[:0]
 		un.prev, un.record = un.prev[:0], un.record[:0]
+		un.next = 0 // checked as soon as self-collision is back on
 		return
 	}
 	if !un.active && s.commits < un.next && c.failsafes == un.fails && s.retried == un.retry {
+		return
+	}
+	if un.active && un.runaway && s.commits < un.next {
+		// Held (runawayGrowth): nothing is corrected, so a failsafe or
+		// a retried step has nothing to add; the check only looks for
+		// the cloth free of crossings, every untangleEvery steps.
 		return
 	}
 	un.fails, un.retry = c.failsafes, s.retried
@@ -199,6 +207,7 @@ func (s *Sim) untangle() {
 		un.runaway = true
 		un.faces = un.faces[:0]
 		un.prev, un.record = un.prev[:0], un.record[:0]
+		un.next = s.commits + untangleEvery
 		return
 	}
 	un.steps++

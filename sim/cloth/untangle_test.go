@@ -165,6 +165,20 @@ func TestUntangleRunaway(t *testing.T) {
 			t.Fatalf("%d pairs after %d: vertex %d moved by %v", pairs, least, v, u)
 		}
 	}
+	// Held, the check comes every untangleEvery steps only: the sheets
+	// pulled apart are found free at the next check, not before.
+	for v := range n {
+		m.Pos[v].Y = -0.5
+	}
+	s.untangle()
+	if on, _ := s.Tangled(); !on {
+		t.Error("held: checked again at the next step")
+	}
+	s.commits += untangleEvery
+	s.untangle()
+	if on, _ := s.Tangled(); on {
+		t.Errorf("held: the sheets apart are not found free %d steps later", untangleEvery)
+	}
 	// Self-collision off and on again over the poke alone: a new
 	// episode, untangled as before.
 	poked, _ := pokedSheets(t, 24)
