@@ -846,6 +846,7 @@ func (s *Sim) commit(t1 float64) {
 		}
 	})
 	s.takeBackEscape()
+	s.takeBackUntangle()
 	for k := range s.pins {
 		p := &s.pins[k]
 		p.Target = s.pinNext[k]

@@ -21,7 +21,6 @@ type untangleState struct {
 	corr    []geom.Vec3 // per vertex slot: the corrective velocity added in the last step, m/s
 	tris    [][3]int32  // the mesh's faces with those that hold a pinned vertex freed (untangle)
 	had     bool        // corr holds something
-	at      int         // Sim.commits when corr was added (it is in v^n once that (sub)step commits)
 	faces   []uint8     // per face slot while active: contact.Crossing, contact.Band or 0 (contact.Cloth.Tangled)
 	contour []int32     // per face slot while active: its contour or −1 (contact.Cloth.Contour)
 	fails   int         // Failsafes at the last check
@@ -74,6 +73,8 @@ const untangleRings = 1
 // pairs 1 s later 439 at 0.5 m/s, 342 at 1.5, 44 at 2, 532 at 3, and at
 // 4 m/s the pile blew apart (6337 pairs at 1.5 s). Before the split, 1
 // and 2 m/s made the tangles worse than 0.5 did (docs/robustness.md).
+// All of these with the correction taken back after the next solve,
+// which undid most of it (see untangle); not measured again since.
 const untangleSpeed = 2.0
 
 // runawayGrowth and runawaySlack bound an untangling episode: once a
@@ -103,9 +104,10 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 // untangle runs in the collision phase of the step (Step, phase 4), on
 // v^{n+½}, before the collision stages, when self-collision is on. It
 //
-//  1. takes back the corrective velocity it added in the last step: the
-//     correction is a displacement of x over one step, not momentum, and
-//     v^{n+1} = v^{n+½} carried it into this step's v^n;
+//  1. discards the correction of an attempt that failed (a committed
+//     one is out of the velocities already: the correction is a
+//     displacement of x over one step, not momentum, and commit takes it
+//     back from v^{n+1}, takeBackUntangle);
 //  2. every untangleEvery (sub)steps while untangled or held
 //     (runawayGrowth), every step while tangled or after a failsafe or a
 //     retried step, and at once when self-collision comes back on, finds
@@ -133,6 +135,19 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 // crossing faces to the sheet around them. Pinned vertices (invMass 0)
 // are not moved.
 //
+// Decision: the correction leaves the velocity when its step commits,
+// before the next solve. It used to be taken back after that solve. The
+// solve then saw the corrected vertices moving at up to untangleSpeed
+// and answered with damping and stiffness against that motion, so that
+// each step's displacement came back in the next one. Traced on the
+// monkey's drape-box seed 109 (docs/robustness.md): the crossing
+// vertices moved 1–7.5 mm back along the last correction in every
+// step, and 14–29 pairs stayed for 10 s. Taken back at commit, the
+// drop-pile with self-collision off for T = 0.66–0.74 s then on
+// (TestSelfCollisionBackOnShrinksPile) leaves 0, 0, 0, 0, 0, 0 and 1
+// pairs 1 s later, against 45, 150, 4, 42, 396, 74 and 412. The tangled
+// start of tangled.json is free at 0.555 s instead of 0.475 s.
+//
 // An untangled cloth costs one Find every untangleEvery steps (see
 // there for the figures). Measured: the tangled start of
 // scene/testdata/tangled.json (125 crossing pairs, two 512-face sheets
@@ -145,14 +160,7 @@ func (s *Sim) untangle() {
 	c := &s.ct
 	un := &c.un
 	m := s.Mesh
-	if un.had && s.commits == un.at+1 { // the step that added it committed
-		for v := range un.corr {
-			if v < len(s.vHalf) && m.VertAlive[v] {
-				s.vHalf[v] = s.vHalf[v].Sub(un.corr[v])
-			}
-		}
-	}
-	if un.had {
+	if un.had { // added by an attempt that failed (a committed one took it back)
 		clear(un.corr)
 		un.had = false
 	}
@@ -227,7 +235,31 @@ func (s *Sim) untangle() {
 		un.corr[v] = d
 		s.vHalf[v] = s.vHalf[v].Add(d)
 	}
-	un.had, un.at = true, s.commits
+	un.had = true
+}
+
+// takeBackUntangle removes from the committed velocities the corrective
+// velocity untangle added in this step (see there): the part of each
+// velocity along the correction, up to its length, as takeBackEscape
+// does for the escape. commit calls it, so that the next step's solve
+// starts from v^{n+1} without it.
+func (s *Sim) takeBackUntangle() {
+	un := &s.ct.un
+	if !un.had {
+		return
+	}
+	m := s.Mesh
+	for v, c := range un.corr {
+		n2 := c.Dot(c)
+		if n2 == 0 || v >= len(m.Vel) || !m.VertAlive[v] {
+			continue
+		}
+		if along := m.Vel[v].Dot(c) / n2; along > 0 {
+			m.Vel[v] = m.Vel[v].Sub(c.Scale(min(along, 1)))
+		}
+	}
+	clear(un.corr)
+	un.had = false
 }
 
 // tangledFaces returns the tangled flags for contact.Cloth.Tangled: nil

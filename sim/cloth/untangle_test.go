@@ -98,14 +98,26 @@ func TestUntangleStep(t *testing.T) {
 	if s.tangledFaces() == nil {
 		t.Error("no tangled faces for the collision phase")
 	}
-	// The next (sub)step starts from the committed velocity, which holds
-	// the correction: untangle takes it back before adding its own.
-	s.commits++
+	// An attempt that fails commits nothing: its retry adds its own
+	// correction alone.
+	clear(s.vHalf)
 	s.untangle()
 	for v := range s.vHalf {
 		want := s.ct.un.corr[v]
 		if d := s.vHalf[v].Sub(want).Norm(); d > 1e-12 {
 			t.Fatalf("vertex %d: vHalf %v, want the new correction %v alone", v, s.vHalf[v], want)
+		}
+	}
+	// The correction is a displacement, not momentum: commit takes it
+	// back from the committed velocity (takeBackUntangle), so that the
+	// next step's solve does not see it (and its damping and stiffness
+	// pull the vertices back, as they did when it was taken back after
+	// the solve).
+	copy(s.Mesh.Vel, s.vHalf) // what commit commits: the correction alone
+	s.takeBackUntangle()
+	for v, u := range s.Mesh.Vel {
+		if u != (geom.Vec3{}) {
+			t.Fatalf("vertex %d: committed velocity %v keeps its correction", v, u)
 		}
 	}
 	// Self-collision off: nothing.
@@ -114,7 +126,7 @@ func TestUntangleStep(t *testing.T) {
 	if err := s.SetContactParams(cp); err != nil {
 		t.Fatal(err)
 	}
-	copy(s.vHalf, s.ct.un.corr) // the committed velocity: the last correction alone
+	clear(s.vHalf)
 	s.commits++
 	s.untangle()
 	if on, _ := s.Tangled(); on || s.tangledFaces() != nil {

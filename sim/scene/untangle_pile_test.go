@@ -12,24 +12,22 @@ import (
 // self-collision off, so that its strip piles onto the ground through
 // itself, and self-collision is switched back on, as a person does with
 // the switch (issue 39's monkey: the commonest lasting tangle). 1 s
-// later the tangles, summed over seven switch-on times T from 0.66 to
-// 0.74 s, must be fewer than they were: untangling must not let the
-// pile sink further through itself, as it did before its band was split
-// by contour (contact/untangle_contours.go; at T = 0.70 s alone, 239 →
-// 1004 pairs in 1 s).
+// later, summed over seven switch-on times T from 0.66 to 0.74 s (1887
+// pairs at the switch), at most pileLeft crossing pairs may be left:
+// issue 39 asks for none once untangling has had 1 s.
 //
 // One T alone does not measure untangling: the pile is chaotic, and the
 // count 1 s later moves by an order of magnitude with the smallest
-// change of trajectory. Measured per T (pairs at switch-on → 1 s later),
-// with the regions of small contours pushed (contact/untangle_regions.go)
-// and, before them: 0.66 s 101 → 45 (0), 0.68 s 187 → 150 (149), 0.69 s
-// 208 → 4 (14), 0.70 s 239 → 42 (91), 0.71 s 270 → 396 (115), 0.72 s 373
-// → 74 (8), 0.74 s 509 → 412 (383): in all 1887 → 1123 (760). This test
-// asked for half until the regions, which it then missed; over 31
-// switch-on times (0.60 to 0.90 s, 5 s each; docs/robustness.md) the
-// regions leave fewer pairs than before (median 469 against 551 at 5 s,
-// 8 runs at 0 against 5), so the window of seven is the unlucky one, and
-// the test asks only what holds for both.
+// change of trajectory; the sum over seven is steadier. Measured per T
+// (pairs at switch-on → 1 s later): since the correction leaves the
+// velocity when its step commits (cloth.takeBackUntangle), 0.66 s 101 →
+// 0, 0.68 s 187 → 0, 0.69 s 208 → 0, 0.70 s 239 → 0, 0.71 s 270 → 0,
+// 0.72 s 373 → 0, 0.74 s 509 → 1: 1 in all. Taken back after the next
+// solve, as before: 45, 150, 4, 42, 396, 74, 412, 1123 in all (the test
+// then asked only for fewer than at the switch); before the regions of
+// small contours (contact/untangle_regions.go), 760; before the band was
+// split by contour (contact/untangle_contours.go), T = 0.70 s alone went
+// 239 → 1004.
 func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
 	if raceEnabled {
 		t.Skip("long physics run; it runs without the race detector")
@@ -55,10 +53,16 @@ func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
 		before += b
 		after += a
 	}
-	if after >= before {
-		t.Errorf("1 s after self-collision came back: got=%d intersecting pairs in all, want fewer than the %d when it came back", after, before)
+	if after > pileLeft {
+		t.Errorf("1 s after self-collision came back: got=%d intersecting pairs in all (%d when it came back), want at most %d", after, before, pileLeft)
 	}
 }
+
+// pileLeft is the most crossing pairs TestSelfCollisionBackOnShrinksPile
+// accepts 1 s after the switch, over its seven piles: measured 1; the
+// slack is for the trajectory's chaos, far below the 1123 that the
+// correction taken back after the next solve left.
+const pileLeft = 10
 
 // TestPileFoldUntangles: drop-pile with self-collision off for 0.72 s
 // and then on ends with a tight fold of the strip pressed through the
@@ -66,7 +70,8 @@ func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
 // pairs for 5 s (its length oscillating between 3.4 and 4.8 cm); pushed
 // as a region its contour encloses (contact/untangle_regions.go), the
 // fold is free of crossings 2 s after the switch (measured: 373 pairs at
-// the switch, 74 at 1 s, 0 at 2 s, and after). One chaotic trajectory:
+// the switch, 74 at 1 s, 0 at 2 s, and after; since the correction leaves
+// the velocity at commit, cloth.takeBackUntangle, 0 at 1 s). One chaotic trajectory:
 // a change to the physics can move it, and then this test needs a new
 // stalled case, not a looser bound.
 func TestPileFoldUntangles(t *testing.T) {
