@@ -226,7 +226,8 @@ type Loop struct {
 // the command is then applied and the step taken again. Below it a
 // command waits for the step, as always: no built-in scene's step comes
 // near it on 2 cores at its defaults (the slowest, the full-resolution
-// references, take about 75 ms; docs/performance.md), so scripted runs
+// references, take 37–48 ms a step on average, about 75 ms on a loaded
+// machine; docs/performance.md), so scripted runs
 // and ordinary play never lose a step's work. Above it are the steps a
 // person's sliders can make (a mesh refined to the triangle cap, 1–36 s a
 // step in the monkey's curtain-adaptive seed 110; a held tangle, 4–6 s),
