@@ -206,6 +206,11 @@ type Loop struct {
 	hist     history
 	obsGoals []geom.Vec3
 
+	// dragging: a CmdDrag gesture is in progress (until CmdRelease),
+	// begun on the simulation of epoch dragEpoch.
+	dragging  bool
+	dragEpoch uint64
+
 	// calls counts the steps taken (attempted: a failed one counts)
 	// since NewLoop, across rebuilds; journal is LoopOptions.Journal's.
 	calls   int
@@ -507,12 +512,27 @@ func (l *Loop) apply(c Command) (step bool) {
 		l.s.Unpin(c.Vertex)
 		l.pinChanged(c.Vertex, before, c.Gesture)
 	case CmdDrag:
+		if !l.dragging {
+			l.dragging, l.dragEpoch = true, l.epoch
+		}
+		if l.dragEpoch != l.epoch {
+			// The drag began on the simulation that a reset or a scene
+			// load replaced: its vertex names a slot of that one. Its
+			// moves are dropped until it ends, as a pin drag's are
+			// (CmdMovePin). Applied, they pulled whatever vertex had
+			// the slot now, or failed with "dragging: vertex 608 does
+			// not exist" in the panel where the rebuilt mesh was
+			// coarser (the viewer monkey, sphere-adaptive seed 45, R
+			// pressed half way through a cloth drag).
+			return false
+		}
 		if err := l.s.Drag(c.Vertex, c.Target); err != nil {
 			fail(fmt.Errorf("dragging: %w", err))
 			l.s.Release()
 		}
 	case CmdRelease:
 		l.s.Release()
+		l.dragging = false
 	case CmdSetPaused:
 		if !c.Paused && l.err != "" {
 			return false // an unstable state stays paused until Reset

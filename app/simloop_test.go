@@ -458,3 +458,49 @@ func TestTangledWait(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopDragOverReset: a cloth drag whose gesture began before a reset
+// does nothing to the rebuilt cloth and reports nothing, until it ends;
+// the next drag works. sphere-adaptive is stepped until its mesh has
+// refined past the base mesh's slots, and the drag takes a slot the
+// rebuilt (base) mesh does not have: before, each move reported
+// "dragging: vertex N does not exist" (the viewer monkey, seed 45).
+func TestLoopDragOverReset(t *testing.T) {
+	l := newTestLoop(t, "sphere-adaptive", true)
+	base := len(l.s.(*femModel).sim.Mesh.Pos)
+	var v int32 = -1
+	for i := 0; i < 2000 && v < 0; i++ {
+		l.step()
+		m := l.s.(*femModel).sim.Mesh
+		for j := len(m.Pos) - 1; j >= base; j-- {
+			if m.VertAlive[j] {
+				v = int32(j)
+				break
+			}
+		}
+	}
+	if v < 0 {
+		t.Fatal("the mesh never refined past its base mesh's slots")
+	}
+	target := l.s.(*femModel).sim.Mesh.Pos[v].Add(geom.Vec3{Y: 0.05})
+	l.apply(Command{Kind: CmdDrag, Vertex: v, Target: target})
+	l.apply(Command{Kind: CmdReset})
+	if n := len(l.s.(*femModel).sim.Mesh.Pos); int(v) < n {
+		t.Fatalf("vertex %d is still a slot of the rebuilt mesh (%d)", v, n)
+	}
+	for range 3 {
+		l.apply(Command{Kind: CmdDrag, Vertex: v, Target: target})
+	}
+	for _, e := range l.Events() {
+		if e.Err != nil {
+			t.Errorf("a drag begun before the reset: %v", e.Err)
+		}
+	}
+	// A new gesture after the release is taken again: on a vertex that
+	// does not exist it reports.
+	l.apply(Command{Kind: CmdRelease})
+	l.apply(Command{Kind: CmdDrag, Vertex: v, Target: target})
+	if ev := l.Events(); len(ev) != 1 || ev[0].Err == nil {
+		t.Errorf("a new drag on a missing vertex: events %v, want its error", ev)
+	}
+}
