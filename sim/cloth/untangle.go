@@ -18,9 +18,9 @@ type untangleState struct {
 	u       contact.Untangler
 	active  bool        // the last check found crossings
 	next    int         // the Sim.commits at which the next check is due
-	corr    []geom.Vec3 // per vertex slot: the corrective velocity added in the last step, m/s
+	corr    []geom.Vec3 // per vertex slot: the corrective velocity added in the (sub)step in progress, m/s, until commit takes it back (takeBackUntangle)
 	tris    [][3]int32  // the mesh's faces with those that hold a pinned vertex freed (untangle)
-	had     bool        // corr holds something
+	had     bool        // corr holds something: an attempt added it and has not committed
 	faces   []uint8     // per face slot while active: contact.Crossing, contact.Band or 0 (contact.Cloth.Tangled)
 	contour []int32     // per face slot while active: its contour or −1 (contact.Cloth.Contour)
 	fails   int         // Failsafes at the last check
