@@ -167,13 +167,13 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 // correction was added (v^{n+1} − base), along the correction, between 0
 // and its length. Taking back the part of the whole velocity along it,
 // as before, removed corrections the collision phase had already undone:
-// on the monkey's drape-box seed 110 (docs/robustness.md) an impact zone
-// moved a tangled region rigidly at about 2 m/s, along some of its
-// vertices' corrections; each such vertex lost its correction once more and
-// began the next step moving against it at up to 2 m/s, and 4–17
-// crossing pairs stayed for 2.6 s. Taken back by what passed, the seed
-// is free of crossings 0.5 s after self-collision comes back on, and its
-// 60 s pass (TestMonkeyZoneKeepsCorrection).
+// on the monkey's drape-box seed 110 (docs/robustness.md) an impact
+// zone moved a tangled region rigidly at about 2 m/s, along some of its
+// vertices' corrections; each such vertex lost its correction once more
+// and began the next step moving against it at up to 2 m/s, relative to
+// the region, and 4–17 crossing pairs stayed for 2.6 s. Taken back by
+// what passed, the seed is free of crossings 0.5 s after self-collision
+// comes back on, and its 60 s pass (TestMonkeyZoneKeepsCorrection).
 //
 // An untangled cloth costs one Find every untangleEvery steps (see
 // there for the figures). Measured: the tangled start of

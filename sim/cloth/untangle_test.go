@@ -121,11 +121,11 @@ func TestUntangleStep(t *testing.T) {
 		}
 	}
 	// Only what the collision phase let through is taken back. Here an
-	// impact zone moved the whole region rigidly along a corrected
-	// vertex's correction and undid every correction (the monkey's
-	// drape-box seed 110): the committed velocity holds none of them,
-	// and taking back the part along the correction would give each
-	// vertex its correction reversed, −2 m/s, for the next step.
+	// impact zone moved the whole region rigidly along one vertex's
+	// correction and undid every correction (the monkey's drape-box
+	// seed 110): the committed velocity holds none of them. Taking back
+	// the part of the velocity along the correction, as before, took
+	// that vertex's correction once more out of the zone's motion.
 	var w geom.Vec3
 	clear(s.vHalf)
 	s.untangle()

@@ -29,10 +29,10 @@ import (
 // whole projection on the velocity (ninth session): 0, 0, 0, 0, 0, 0,
 // 1. Taken back after the next solve, as before: 45, 150, 4, 42, 396,
 // 74, 412, 1123 in all (the test then asked only for fewer than at the
-// switch); before the regions of
-// small contours (contact/untangle_regions.go), 760; before the band was
-// split by contour (contact/untangle_contours.go), T = 0.70 s alone went
-// 239 → 1004.
+// switch); before the regions of small contours
+// (contact/untangle_regions.go), 760; before the band was split by
+// contour (contact/untangle_contours.go), T = 0.70 s alone went 239 →
+// 1004.
 func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
 	if raceEnabled {
 		t.Skip("long physics run; it runs without the race detector")
@@ -65,8 +65,8 @@ func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
 
 // pileLeft is the most crossing pairs TestSelfCollisionBackOnShrinksPile
 // accepts 1 s after the switch, over its seven piles: measured 1–23 (see
-// there: 17 now); the slack is for the trajectory's chaos, far below the 1123
-// that the correction taken back after the next solve left.
+// there; 17 now); the slack is for the trajectory's chaos, far below the
+// 1123 that the correction taken back after the next solve left.
 const pileLeft = 40
 
 // pileSwitchedOn returns drop-pile run for off s with self-collision off,
