@@ -156,11 +156,12 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 // each step's displacement came back in the next one. Traced on the
 // monkey's drape-box seed 109 (docs/robustness.md): the crossing
 // vertices moved 1–7.5 mm back along the last correction in every
-// step, and 14–29 pairs stayed for 10 s. Taken back at commit, the
-// drop-pile with self-collision off for T = 0.66–0.74 s then on
-// (TestSelfCollisionBackOnShrinksPile) leaves 0, 0, 0, 0, 0, 0 and 1
-// pairs 1 s later, against 45, 150, 4, 42, 396, 74 and 412. The tangled
-// start of tangled.json is free at 0.555 s instead of 0.475 s.
+// step, and 14–29 pairs stayed for 10 s. Taken back at commit (by the
+// whole projection, before the next decision), the drop-pile with
+// self-collision off for T = 0.66–0.74 s then on
+// (TestSelfCollisionBackOnShrinksPile) left 0, 0, 0, 0, 0, 0 and 1
+// pairs 1 s later, against 45, 150, 4, 42, 396, 74 and 412, and the
+// tangled start of tangled.json was free at 0.555 s instead of 0.475 s.
 //
 // Decision: only the part of the correction that the collision phase let
 // through is taken back: the committed velocity's change since the
@@ -173,7 +174,11 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 // and began the next step moving against it at up to 2 m/s, relative to
 // the region, and 4–17 crossing pairs stayed for 2.6 s. Taken back by
 // what passed, the seed is free of crossings 0.5 s after self-collision
-// comes back on, and its 60 s pass (TestMonkeyZoneKeepsCorrection).
+// comes back on, and its 60 s pass (TestMonkeyZoneKeepsCorrection); the
+// pile's seven switch-on times leave 0, 0, 0, 0, 0, 10 and 7 pairs 1 s
+// later (a chaotic trajectory: over 31 switch-on times the two take-backs
+// are level, docs/robustness.md), and the tangled start is free at
+// 0.480 s.
 //
 // An untangled cloth costs one Find every untangleEvery steps (see
 // there for the figures). Measured: the tangled start of
