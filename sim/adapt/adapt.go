@@ -303,7 +303,10 @@ func (a *Adapter) setGen(f int32, g int) {
 // split of its mate and the flip of their common edge, or the promotion
 // of a boundary child. Neighbours are refined first where the one-generation
 // rule requires it. It returns false, changing nothing, when f is not a
-// live face or the result would exceed GMax.
+// live face or the result would exceed GMax, and false when a face that
+// the refinement of f or of a neighbour would make has a rest angle below
+// MinAngle: the neighbours that the cascade refined before then stay
+// refined, each a complete refinement.
 func (a *Adapter) Refine(f int32) bool {
 	if f < 0 || int(f) >= len(a.m.Tris) || !a.m.FaceAlive(int(f)) {
 		return false
@@ -311,8 +314,7 @@ func (a *Adapter) Refine(f int32) bool {
 	if !a.canRefine(f) {
 		return false
 	}
-	a.refine(f)
-	return true
+	return a.refine(f)
 }
 
 func (a *Adapter) canRefine(f int32) bool {
@@ -323,23 +325,24 @@ func (a *Adapter) canRefine(f int32) bool {
 	return g+1 <= a.gmax
 }
 
-// refine is Refine without checks. Every cascade step works on faces of a
-// lower generation than f, so f itself survives until its own turn.
-func (a *Adapter) refine(f int32) {
+// refine is Refine without the checks of Refine itself; it reports
+// whether f was refined (see wellShaped for when it is not). Every cascade
+// step works on faces of a lower generation than f, so f itself survives
+// until its own turn.
+func (a *Adapter) refine(f int32) bool {
 	g := a.gen(f)
 	if g%2 == 1 {
 		if a.m.Adj[f][0] < 0 {
 			// A boundary child left unpromoted by its split (g_max was
 			// lower then).
 			a.setGen(f, g+1)
-			return
+			return true
 		}
 		mate := a.m.Adj[f][0]
 		if a.gen(mate) != g-1 {
 			panic(fmt.Sprintf("sim: odd face %d (g=%d) has mate %d of generation %d", f, g, mate, a.gen(mate)))
 		}
-		a.refine(mate) // splits the mate, which flips with f
-		return
+		return a.refine(mate) // splits the mate, which flips with f
 	}
 	// Neighbours one generation below must catch up first, or f's children
 	// would be two generations above them.
@@ -349,16 +352,97 @@ func (a *Adapter) refine(f int32) {
 			if a.gen(n) != g-1 {
 				panic(fmt.Sprintf("sim: faces %d (g=%d) and %d (g=%d) differ by more than one generation", f, g, n, a.gen(n)))
 			}
-			a.refine(n)
+			if !a.refine(n) {
+				return false
+			}
 			continue // re-read Adj[f][i]
 		}
 		i++
+	}
+	if !a.wellShaped(f) {
+		return false
 	}
 	if a.promoted(f) {
 		a.trisect(f)
 	} else {
 		a.split(f)
 	}
+	return true
+}
+
+// MinAngle is the smallest rest angle, in degrees, of a face that a
+// refinement may make: a split or trisection of an even face whose
+// children, or the faces of the flips it does at once, would have a
+// smaller angle is not made (wellShaped).
+//
+// Why. Without vertex smoothing (Kobbelt's α_n = 0, which we keep so that
+// a refinement does not move the cloth) the √3 steps of a mesh that is not
+// regular thin its worst angles with depth, and a flip between two
+// centres whose segment passes beside the common edge makes a face that
+// is clockwise in rest: an inverted element, whose corotated forces push
+// the cloth inside out. The monkey found it (curtain-adaptive seed 200:
+// g_max raised to 18 by a slider, a face of rest area −2.4 mm² at 83 370
+// faces, and a blow-up that Δt/16 did not cure), and deep local
+// refinement finds it on the jittered test grid from g_max = 12
+// (TestAdaptDeepStaysCounterClockwise). A bound at zero would stop the
+// inversions alone; a degree keeps the faces that the bound lets through
+// away from it. It never binds on the built-in scenes' grids, whose √3
+// faces keep 15–18° (TestAdaptMinAngle), so their runs do not change.
+const MinAngle = 1.0
+
+// wellShaped reports whether every face that refining even face f now
+// (split or trisect, with the flips that follow at once) makes has rest
+// angles of at least MinAngle degrees. A flip made later, when a
+// neighbour is split, is checked by that neighbour's refinement, which
+// is then not made; f's children then stay odd faces waiting for a mate.
+// Faces of zero rest area (a mesh without material space) pass.
+func (a *Adapter) wellShaped(f int32) bool {
+	m := a.m
+	t := m.Tris[f]
+	g := a.gen(f)
+	r := func(v int32) geom.Vec2 { return m.Rest[v] }
+	if r(t[1]).Sub(r(t[0])).Cross(r(t[2]).Sub(r(t[0]))) == 0 {
+		return true // a mesh without material space (geom.NewSurfaceMesh)
+	}
+	ok := func(p, q, s geom.Vec2) bool { return minAngle(p, q, s) >= MinAngle }
+	// flips reports whether odd child (v, w, c) of generation g+1 flips
+	// well with the face across v→w, when that is its mate (flipOrPromote).
+	flips := func(n int32, v, w, c geom.Vec2) bool {
+		if n < 0 || a.gen(n) != g+1 {
+			return true
+		}
+		c2 := r(m.Tris[n][2])
+		return ok(v, c2, c) && ok(w, c, c2)
+	}
+	if a.promoted(f) {
+		pa, pb, pc := r(t[0]), r(t[1]), r(t[2])
+		p := pa.Add(pb.Sub(pa).Scale(1.0 / 3))
+		q := pa.Add(pb.Sub(pa).Scale(2.0 / 3))
+		return ok(pc, pa, p) && ok(pc, p, q) && ok(pb, pc, q) &&
+			flips(m.Adj[f][2], pc, pa, p) && flips(m.Adj[f][1], pb, pc, q)
+	}
+	c := r(t[0]).Add(r(t[1])).Add(r(t[2])).Scale(1.0 / 3)
+	for i := 0; i < 3; i++ {
+		v, w := r(t[i]), r(t[(i+1)%3])
+		if !ok(v, w, c) || !flips(m.Adj[f][i], v, w, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// minAngle returns the smallest angle of rest triangle (p, q, s) in
+// degrees, negative when it is clockwise (and 0 when degenerate).
+func minAngle(p, q, s geom.Vec2) float64 {
+	best := 180.0
+	for _, c := range [3][3]geom.Vec2{{p, q, s}, {q, s, p}, {s, p, q}} {
+		u, v := c[1].Sub(c[0]), c[2].Sub(c[0])
+		best = math.Min(best, math.Atan2(math.Abs(u.Cross(v)), u.X*v.X+u.Y*v.Y)*180/math.Pi)
+	}
+	if q.Sub(p).Cross(s.Sub(p)) <= 0 {
+		return -best
+	}
+	return best
 }
 
 // split performs the 1-to-3 split of even face f = (p0, p1, p2) at its

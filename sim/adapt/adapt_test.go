@@ -352,9 +352,11 @@ func TestAdaptRandomInvariants(t *testing.T) {
 // minAngleBound is the asserted lower bound on rest angles under any
 // sequence of operations, as a function of the base mesh's smallest angle.
 // Measured (TestAdaptRandomInvariants, TestAdaptMinAngle): regular grids
-// keep 15–18° of their 45°, the jittered meshes fall to 0.87° from 24.1°
+// keep 15–18° of their 45°, the jittered meshes fell to 0.87° from 24.1°
 // at random and to 0.98° from 25.3° by uniform refinement to g = 8, the
-// worst ratio being 1/28. Without vertex smoothing (Kobbelt's α_n = 0,
+// worst ratio being 1/28, before refinements that make angles below
+// MinAngle were refused (since then 1.95° and 8.92°: part of the
+// uniform refinement is not made). Without vertex smoothing (Kobbelt's α_n = 0,
 // which keeps the potential energy from jumping) the √3 splits of an
 // irregular mesh keep thinning its worst angles with depth; the boundary
 // rule no longer adds slivers of its own (the previous rule, which
@@ -671,6 +673,79 @@ func TestAdaptMinAngle(t *testing.T) {
 			}
 		}
 		t.Logf("%s (base %.2f°): %v", c.name, base, got)
+	}
+}
+
+// TestAdaptDeepStaysCounterClockwise refines deep round random points of
+// the jittered grid (a third of them within 1 mm of its left edge, where
+// the boundary rule trisects), up to g_max 12, 18 and 31, with a random
+// coarsening now and then: every face stays counter-clockwise in rest and
+// no angle falls below MinAngle (the base mesh's smallest is 24°). Before
+// wellShaped, a flip between two centres whose segment passes beside the
+// common edge made clockwise faces here at every one of these g_max
+// (after 58–119 points); the monkey met one at g_max 18 as a blow-up
+// (curtain-adaptive seed 200, MinAngle).
+func TestAdaptDeepStaysCounterClockwise(t *testing.T) {
+	points := 150
+	if testing.Short() {
+		points = 120
+	}
+	faceAt := func(m *geom.Mesh, p geom.Vec2) int32 {
+		for f, tr := range m.Tris {
+			if tr[0] < 0 {
+				continue
+			}
+			a, b, c := m.Rest[tr[0]], m.Rest[tr[1]], m.Rest[tr[2]]
+			if b.Sub(a).Cross(p.Sub(a)) >= 0 && c.Sub(b).Cross(p.Sub(b)) >= 0 && a.Sub(c).Cross(p.Sub(c)) >= 0 {
+				return int32(f)
+			}
+		}
+		return -1
+	}
+	for _, gmax := range []int{12, 18, 31} {
+		m := gridMesh(t, 7, 6, 0.5, false, 2)
+		a, err := NewAdapter(m, gmax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := newBaseInfo(m)
+		floor := math.Min(MinAngle, m.MinRestAngle())
+		rng := rand.New(rand.NewPCG(uint64(gmax), 3))
+		deepest, smallest := 0, 180.0
+		for it := 0; it < points; it++ {
+			p := geom.Vec2{X: rng.Float64(), Y: rng.Float64() * 5 / 6}
+			if rng.IntN(3) == 0 {
+				p.X = 1e-9 + rng.Float64()*1e-3
+			}
+			for k := 0; k < 4*gmax; k++ {
+				f := faceAt(m, p)
+				if f < 0 || a.gen(f) >= gmax {
+					break
+				}
+				ok := a.Refine(f) // false when a face it would make is too thin; the cascade before that stays
+				b.peakTris, b.peakVert = max(b.peakTris, m.NumTris()), max(b.peakVert, m.NumVerts())
+				if !ok {
+					break
+				}
+				deepest = max(deepest, a.gen(faceAt(m, p)))
+			}
+			if rng.IntN(4) == 0 {
+				for k := 0; k < 200; k++ {
+					a.Coarsen(randomLiveFace(m, rng))
+				}
+			}
+			if err := checkInvariants(a, b); err != nil {
+				t.Fatalf("g_max %d, point %d: %v", gmax, it, err)
+			}
+			smallest = math.Min(smallest, m.MinRestAngle())
+			if smallest < floor {
+				t.Fatalf("g_max %d, point %d: smallest rest angle %.3g°, below %v°", gmax, it, smallest, floor)
+			}
+		}
+		t.Logf("g_max %d: deepest generation reached %d, smallest rest angle %.3g°", gmax, deepest, smallest)
+		if deepest < 12 {
+			t.Errorf("g_max %d: refinement reached generation %d only; the test no longer goes deep", gmax, deepest)
+		}
 	}
 }
 
