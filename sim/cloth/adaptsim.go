@@ -89,6 +89,23 @@ func DefaultAdaptParams() AdaptParams {
 	return p
 }
 
+// gMaxSlider is the top of the g_max slider; scene files and a value
+// typed in (Ctrl+click) reach adapt.MaxGeneration.
+//
+// Why not the whole range. Twelve √3 generations make faces 27 times
+// smaller in edge than their base face (729 times in area): a 70 cm base
+// face reaches 1 mm, and every built-in scene's base faces are 3.3–6.3
+// generations above the collision thickness h (3 mm), below which no
+// split goes while collisions are on (smallestFace; curtain-adaptive's
+// 9.8 cm faces are the largest). Beyond that a higher g_max gives no
+// finer faces but lowers every generation's refinement limit (eq. 12
+// spreads l_base … l_gmax over g_max generations), so the refinement
+// spreads over the whole sheet: the monkey's slider at g_max 29 took
+// drape-box, a 500-face scene, to 153 000 faces and 1.1 s a step (seed
+// 202), and in its runs of 60 s most of the runs that crawled had a
+// slider move of g_max or the limits behind them (docs/robustness.md).
+const gMaxSlider = 12
+
 // AdaptTable is the schema of AdaptParams (see ParamTable): keys, units,
 // defaults and ranges of the adaptivity settings (Bender & Deul §5).
 var AdaptTable = param.Table[AdaptParams]{
@@ -104,7 +121,7 @@ var AdaptTable = param.Table[AdaptParams]{
 		Default: 0.5, Min: 0.001, Max: 0.999, SliderMin: 0.01, SliderMax: 0.99, Format: "%.2f",
 		Float: func(p *AdaptParams) *float64 { return &p.CoarsenFrac }},
 	{Key: "g_max", Label: "g_max generation", Doc: "deepest refinement generation; lowering it coarsens deeper faces. While collisions are on, no split makes faces smaller than the contact thickness h, whatever g_max allows", Group: "Adaptivity",
-		Default: 6, Min: 0, Max: adapt.MaxGeneration, SliderMin: 0, SliderMax: adapt.MaxGeneration, Format: "%d",
+		Default: 6, Min: 0, Max: adapt.MaxGeneration, SliderMin: 0, SliderMax: gMaxSlider, Format: "%d",
 		Int: func(p *AdaptParams) *int { return &p.GMax }},
 	{Key: "interval", Unit: "steps", Doc: "adapt after every interval-th step (the paper: 5)", Group: "Adaptivity",
 		Default: 5, Min: 1, Max: 1000, SliderMin: 1, SliderMax: 1000, Log: true, Format: "%d",
@@ -156,10 +173,11 @@ func (p AdaptParams) limits() adapt.Limits {
 // flat sheet within h of itself wherever it is that fine, and repels it
 // from itself (an argument, not a measurement). Faces that small are
 // also far below anything the contact model resolves (it keeps layers h
-// apart). g_max alone does not bound the size: its slider reaches
-// adapt.MaxGeneration (31), 15.5 √3 steps, edges about 5000 times
-// shorter than the base mesh's, and the sliders of the viewer (and the
-// monkey's) can refine a scene until the triangle cap stops it
+// apart). g_max alone does not bound the size: a scene file or a typed
+// value reaches adapt.MaxGeneration (31), 15.5 √3 steps, edges about
+// 5000 times shorter than the base mesh's (the slider reached it too,
+// before gMaxSlider), and the sliders of the viewer (and the monkey's)
+// can refine a scene until the triangle cap stops it
 // (docs/robustness.md, the monkey's hanging seed 8). ARCSim bounds its
 // sizing field the same way, by a smallest edge length ℓ_min (Narain,
 // Samii & O'Brien 2012). The built-in adaptive scenes never reach the
