@@ -92,18 +92,18 @@ func DefaultAdaptParams() AdaptParams {
 // gMaxSlider is the top of the g_max slider; scene files and a value
 // typed in (Ctrl+click) reach adapt.MaxGeneration.
 //
-// Why not the whole range. Twelve √3 generations make faces 27 times
-// smaller in edge than their base face (729 times in area): a 70 cm base
-// face reaches 1 mm, and every built-in scene's base faces are 3.3–6.3
-// generations above the collision thickness h (3 mm), below which no
-// split goes while collisions are on (smallestFace; curtain-adaptive's
-// 9.8 cm faces are the largest). Beyond that a higher g_max gives no
-// finer faces but lowers every generation's refinement limit (eq. 12
-// spreads l_base … l_gmax over g_max generations), so the refinement
-// spreads over the whole sheet: the monkey's slider at g_max 29 took
-// drape-box, a 500-face scene, to 153 000 faces and 1.1 s a step (seed
-// 202), and in its runs of 60 s most of the runs that crawled had a
-// slider move of g_max or the limits behind them (docs/robustness.md).
+// Why not the whole range. Twelve generations are six √3 splits: faces
+// 27 times smaller in edge than their base face (729 times in area), and
+// the built-in scenes' base faces are 6.6–12.7 generations above the
+// collision thickness h (3 mm; curtain-adaptive's 9.8 cm faces the
+// farthest), below which no split goes while collisions are on
+// (smallestFace). Beyond that a higher g_max gives no finer faces where
+// collisions are on, but it lowers every generation's refinement limit
+// (eq. 12 spreads l_base … l_gmax over g_max generations), so that the
+// refinement spreads over the whole sheet: the monkey's slider at g_max
+// 29 took drape-box, a 500-face scene, to 153 000 faces and 1.1 s a step
+// (seed 202), and most of its 60 s runs that crawled had a slider move
+// of g_max or the limits behind them (docs/robustness.md).
 const gMaxSlider = 12
 
 // AdaptTable is the schema of AdaptParams (see ParamTable): keys, units,
