@@ -31,7 +31,11 @@ func CheckUniform(g, gmax int) error {
 // (Bender & Deul fig. 3). Each step triples the face count, so g = 6
 // multiplies it by 27: the full-resolution mesh that adaptive refinement to
 // g_max = g approximates, vertex for vertex (the same Rest, computed by the
-// same operations). The changes go to the change record as any Refine's.
+// same operations). A face whose refinement would make a rest angle below
+// MinAngle stays as it is, and the mesh is then not uniform there (a
+// jittered mesh refined deep; never the built-in scenes' grids, whose
+// faces keep 15° and more). The changes go to the change record as any
+// Refine's.
 // It returns an error, changing nothing, for an odd g or one above GMax.
 func (a *Adapter) RefineUniform(g int) error {
 	if err := CheckUniform(g, a.gmax); err != nil {
