@@ -32,10 +32,11 @@ func CheckUniform(g, gmax int) error {
 // multiplies it by 27: the full-resolution mesh that adaptive refinement to
 // g_max = g approximates, vertex for vertex (the same Rest, computed by the
 // same operations). A face whose refinement would make a rest angle below
-// MinAngle stays as it is, and the mesh is then not uniform there (a
-// jittered mesh refined deep; never the built-in scenes' grids, whose
-// faces keep 15° and more). The changes go to the change record as any
-// Refine's.
+// MinAngle stays as it is, and the mesh is then not uniform there: the
+// curtain's 820-face base mesh (19.5° at worst) refined to g = 8 has
+// 66 400 faces instead of 66 420 (0.97° at worst without the bound); to
+// g = 6, the built-in scenes' deepest, every base mesh refines fully
+// (8° and more). The changes go to the change record as any Refine's.
 // It returns an error, changing nothing, for an odd g or one above GMax.
 func (a *Adapter) RefineUniform(g int) error {
 	if err := CheckUniform(g, a.gmax); err != nil {
