@@ -386,8 +386,10 @@ func (a *Adapter) refine(f int32) bool {
 // refinement finds it on the jittered test grid from g_max = 12
 // (TestAdaptDeepStaysCounterClockwise). A bound at zero would stop the
 // inversions alone; a degree keeps the faces that the bound lets through
-// away from it. It never binds on the built-in scenes' grids, whose √3
-// faces keep 15–18° (TestAdaptMinAngle), so their runs do not change.
+// away from it. It does not bind on the built-in scenes at their g_max
+// (6 at most: every base mesh refined uniformly to g = 6 keeps 7° and
+// more), and their golden runs are unchanged; deeper it does (the
+// curtain's base at g = 8, RefineUniform).
 const MinAngle = 1.0
 
 // wellShaped reports whether every face that refining even face f now
