@@ -29,6 +29,11 @@ type untangleState struct {
 	runaway bool        // the crossings ran away this episode: untangling is held (runawayGrowth)
 	retry   int         // Retried at the last check
 	steps   int         // steps spent untangling
+	gain    []float64   // per vertex slot: the gain of its last committed correction (correctionGain)
+	trying  []float64   // per vertex slot with a correction: the gain of the attempt in progress
+	last    []geom.Vec3 // per vertex slot: its last committed correction, m/s
+	lastAt  []int       // per vertex slot: episode+1 when that correction committed, 0 for never
+	episode int         // untangling episodes begun (a check that finds crossings after one that found none)
 
 	// Per contour, its rule (untangle_rules.go).
 	prev   []int32         // per face slot: its contour at the last check, −1 for none
@@ -91,6 +96,36 @@ const untangleRings = 1
 // at either speed. Kept at 2.
 const untangleSpeed = 2.0
 
+// correctionGain and correctionGrowth set a vertex's correction by how long
+// its direction has held: the speed untangleSpeed gives (times |g| under
+// 1) is multiplied by a gain that grows by correctionGrowth for each
+// correction of that vertex that points the same way as its last
+// committed one in the same episode (a positive dot product), up to
+// correctionGain, and is back at 1 when the direction turns; a new
+// episode starts every vertex at 1.
+//
+// Why. The correction is taken back at commit (takeBackUntangle), so a
+// crossing that the cloth's elasticity holds in place stalls where the
+// velocity the solve answers a displaced vertex with equals the
+// correction. Found on the monkey's ground seed 114 (self-collision off
+// 1.1 s, back on at t = 4.93 s): the sheet's edge rolled over two rows of
+// faces kept 3–8 crossing pairs for 5 s, with every correction realized
+// (0.94–1.04 of it through the collision phase) and the committed
+// velocities of the rolled vertices pointing against their corrections
+// at about the same speed, step after step (vertex 27: correction
+// (−1.4, 0.7, 0.8) m/s, velocity (0.8, 0.2, −1.3) m/s). With the gain
+// the roll is free 0.7 s after the switch. A gain that also fell below 1
+// where the direction turned (the tenth session's rule per vertex,
+// docs/robustness.md) stalled drape-box seed 110: corrections shrank to
+// 1 mm a step and drags swept them away. Measured on the drop-pile's 31
+// switch-on times (pairs 5 s after; docs/robustness.md): without the
+// gain 14 runs end at 0, median 4, sum 673; up to 2, 22 at 0, median 0,
+// sum 304; up to 3, 20 and 405; up to 5, 20 and 415. Kept at 2.
+const (
+	correctionGain   = 2.0
+	correctionGrowth = 1.2
+)
+
 // runawayGrowth and runawaySlack bound an untangling episode: once a
 // check finds more than runawayGrowth times the fewest crossing pairs of
 // the episode plus runawaySlack, untangling is held until the cloth is
@@ -131,7 +166,8 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     (Volino & Magnenat-Thalmann 2006 §3.2; contact/untangle.go), with
 //     the push of the regions small contours enclose back to their side
 //     (Baraff, Witkin & Kass 2003 §3; contact/untangle_regions.go), as a
-//     velocity g·untangleSpeed/max(1, |g|), and hands the collision stages the
+//     velocity g·untangleSpeed/max(1, |g|) times the vertex's gain
+//     (correctionGain), and hands the collision stages the
 //     tangled faces (one ring round the crossing ones) and their
 //     contours (contact.Untangler.Contour); the collision phase skips
 //     the pairs of two tangled faces of one contour (only those with a
@@ -237,6 +273,7 @@ func (s *Sim) untangle() {
 	}
 	if !un.active { // a new episode
 		un.least, un.runaway = pairs, false
+		un.episode++
 	}
 	un.least = min(un.least, pairs)
 	un.active = true
@@ -256,6 +293,10 @@ func (s *Sim) untangle() {
 	un.contourRules()
 	un.corr = buf.Keep(un.corr, len(m.Pos))
 	un.base = buf.Keep(un.base, len(m.Pos))
+	un.gain = buf.Keep(un.gain, len(m.Pos))
+	un.trying = buf.Keep(un.trying, len(m.Pos))
+	un.last = buf.Keep(un.last, len(m.Pos))
+	un.lastAt = buf.Keep(un.lastAt, len(m.Pos))
 	for v, g := range un.u.Gradient() {
 		if s.invMass[v] == 0 || !m.VertAlive[v] {
 			continue
@@ -265,6 +306,12 @@ func (s *Sim) untangle() {
 			continue
 		}
 		d := g.Scale(untangleSpeed / math.Max(1, n))
+		k := 1.0 // correctionGain
+		if un.lastAt[v] == un.episode+1 && un.last[v].Dot(d) > 0 {
+			k = math.Min(un.gain[v]*correctionGrowth, correctionGain)
+		}
+		d = d.Scale(k)
+		un.trying[v] = k
 		un.corr[v] = d
 		un.base[v] = s.vHalf[v]
 		s.vHalf[v] = s.vHalf[v].Add(d)
@@ -292,6 +339,7 @@ func (s *Sim) takeBackUntangle() {
 		if along := m.Vel[v].Sub(un.base[v]).Dot(c) / n2; along > 0 {
 			m.Vel[v] = m.Vel[v].Sub(c.Scale(min(along, 1)))
 		}
+		un.last[v], un.gain[v], un.lastAt[v] = c, un.trying[v], un.episode+1
 	}
 	clear(un.corr)
 	un.had = false

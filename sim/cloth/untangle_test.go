@@ -184,6 +184,60 @@ func TestUntangleStep(t *testing.T) {
 	}
 }
 
+// TestUntangleGain: a vertex whose correction keeps its direction from
+// one committed step to the next gets it larger by correctionGrowth each
+// step, up to correctionGain times the first; a correction that turns,
+// and every correction of a new episode, starts at the first's size
+// again. The poked sheets, untangled with their positions held, so that
+// every step's gradient is the same.
+func TestUntangleGain(t *testing.T) {
+	m, _ := pokedSheets(t, 6)
+	s := untangledOnce(t, m)
+	first := append([]geom.Vec3(nil), s.ct.un.corr...)
+	v := -1
+	for i, c := range first {
+		if c != (geom.Vec3{}) {
+			v = i
+			break
+		}
+	}
+	if v < 0 {
+		t.Fatal("no correction")
+	}
+	step := func() geom.Vec3 { // commit what the correction made, then the next step's
+		copy(s.Mesh.Vel, s.vHalf)
+		s.takeBackUntangle()
+		s.commits++
+		clear(s.vHalf)
+		s.untangle()
+		return s.ct.un.corr[v]
+	}
+	for k, want := range []float64{1.2, 1.44, 1.728, 2, 2, 2} { // correctionGrowth 1.2, correctionGain 2
+		got := step()
+		if d := got.Sub(first[v].Scale(want)).Norm(); d > 1e-12*first[v].Norm() {
+			t.Fatalf("step %d: correction %v, want %v times the first %v", k+1, got, want, first[v])
+		}
+	}
+	// The last committed correction turned round: the next is back at 1.
+	copy(s.Mesh.Vel, s.vHalf)
+	s.takeBackUntangle()
+	s.ct.un.last[v] = s.ct.un.last[v].Scale(-1)
+	s.commits++
+	clear(s.vHalf)
+	s.untangle()
+	if got := s.ct.un.corr[v]; got.Sub(first[v]).Norm() > 1e-12*first[v].Norm() {
+		t.Errorf("after a turn: correction %v, want the first %v", got, first[v])
+	}
+	// A new episode (a check found the cloth free in between): back at 1.
+	for range 3 {
+		step()
+	}
+	s.ct.un.active = false
+	if got := step(); got.Sub(first[v]).Norm() > 1e-12*first[v].Norm() {
+		t.Errorf("new episode: correction %v, want the first %v", got, first[v])
+	}
+}
+
 // TestUntangleRunaway: an episode whose crossings grow past
 // runawayGrowth times its fewest (plus runawaySlack) is held: no band
 // passes through itself and no correction is added, so the collision
