@@ -110,7 +110,7 @@ const untangleSpeed = 2.0
 // correction. Found on the monkey's ground seed 114 (self-collision off
 // 1.1 s, back on at t = 4.93 s): the sheet's edge rolled over two rows of
 // faces kept 3–8 crossing pairs for 5 s, with every correction realized
-// (0.94–1.04 of it through the collision phase) and the committed
+// (0.90–1.04 of it through the collision phase) and the committed
 // velocities of the rolled vertices pointing against their corrections
 // at about the same speed, step after step (vertex 27: correction
 // (−1.4, 0.7, 0.8) m/s, velocity (0.8, 0.2, −1.3) m/s). With the gain
