@@ -356,9 +356,9 @@ func TestAdaptRandomInvariants(t *testing.T) {
 // at random and to 0.98° from 25.3° by uniform refinement to g = 8, the
 // worst ratio being 1/28, before refinements that make angles below
 // MinAngle were refused (since then 1.95° and 8.92°: part of the
-// uniform refinement is not made). Without vertex smoothing (Kobbelt's α_n = 0,
-// which keeps the potential energy from jumping) the √3 splits of an
-// irregular mesh keep thinning its worst angles with depth; the boundary
+// uniform refinement is not made). Without vertex smoothing (Kobbelt's
+// α_n = 0, which keeps the potential energy from jumping) the √3 splits
+// of an irregular mesh keep thinning its worst angles with depth; the boundary
 // rule no longer adds slivers of its own (the previous rule, which
 // trisected the boundary at every step, took the grids down to 3.4°).
 var minAngleBound = func(base float64) float64 { return base / 30 }

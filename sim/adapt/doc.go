@@ -63,9 +63,9 @@
 // # Invariants (checked by the tests)
 //
 // Adjacent faces differ by at most one generation; an odd face's mate is
-// −1 or an even face of generation g−1; all faces stay counter-clockwise in
-// Rest, and no refinement makes a rest angle below MinAngle (a refinement
-// that would is not made); the sum of rest areas is constant; refine-all then coarsen-all
-// restores the base faces exactly (same slots for base vertices, same
-// triples and rotations).
+// −1 or an even face of generation g−1; all faces stay counter-clockwise
+// in Rest, and no refinement makes a rest angle below MinAngle (a
+// refinement that would is not made); the sum of rest areas is constant;
+// refine-all then coarsen-all restores the base faces exactly (same slots
+// for base vertices, same triples and rotations).
 package adapt
