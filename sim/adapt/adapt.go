@@ -434,17 +434,13 @@ func (a *Adapter) wellShaped(f int32) bool {
 }
 
 // minAngle returns the smallest angle of rest triangle (p, q, s) in
-// degrees, negative when it is clockwise (and 0 when degenerate).
+// degrees (geom.MinAngle), negative when it is clockwise (and 0 when
+// degenerate).
 func minAngle(p, q, s geom.Vec2) float64 {
-	best := 180.0
-	for _, c := range [3][3]geom.Vec2{{p, q, s}, {q, s, p}, {s, p, q}} {
-		u, v := c[1].Sub(c[0]), c[2].Sub(c[0])
-		best = math.Min(best, math.Atan2(math.Abs(u.Cross(v)), u.X*v.X+u.Y*v.Y)*180/math.Pi)
-	}
 	if q.Sub(p).Cross(s.Sub(p)) <= 0 {
-		return -best
+		return -geom.MinAngle(p, q, s)
 	}
-	return best
+	return geom.MinAngle(p, q, s)
 }
 
 // split performs the 1-to-3 split of even face f = (p0, p1, p2) at its

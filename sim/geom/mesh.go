@@ -414,15 +414,20 @@ func (m *Mesh) Bounds() (lo, hi Vec3) {
 func (m *Mesh) MinRestAngle() float64 {
 	best := 180.0
 	for f, t := range m.Tris {
-		if !m.FaceAlive(f) {
-			continue
+		if m.FaceAlive(f) {
+			best = math.Min(best, MinAngle(m.Rest[t[0]], m.Rest[t[1]], m.Rest[t[2]]))
 		}
-		for k := 0; k < 3; k++ {
-			p, q, r := m.Rest[t[k]], m.Rest[t[(k+1)%3]], m.Rest[t[(k+2)%3]]
-			u, v := q.Sub(p), r.Sub(p)
-			ang := math.Atan2(math.Abs(u.Cross(v)), u.X*v.X+u.Y*v.Y) * 180 / math.Pi
-			best = math.Min(best, ang)
-		}
+	}
+	return best
+}
+
+// MinAngle returns the smallest interior angle of triangle (p, q, r) in
+// the plane, in degrees, whatever its orientation (0 when degenerate).
+func MinAngle(p, q, r Vec2) float64 {
+	best := 180.0
+	for _, c := range [3][3]Vec2{{p, q, r}, {q, r, p}, {r, p, q}} {
+		u, v := c[1].Sub(c[0]), c[2].Sub(c[0])
+		best = math.Min(best, math.Atan2(math.Abs(u.Cross(v)), u.X*v.X+u.Y*v.Y)*180/math.Pi)
 	}
 	return best
 }
