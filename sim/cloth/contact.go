@@ -217,7 +217,7 @@ func (s *Sim) beginCollisions(t1 float64) error {
 		return c.solver.Begin(nil, nil, s.params.Dt, off) // every stage does nothing
 	}
 	s.contactForces()
-	s.untangle() // self-intersections the collisions let through (untangle.go)
+	s.untangleVelocity() // self-intersections the collisions let through (untangle.go)
 	t0 := s.Time
 	for k, o := range c.obstacles {
 		b := &c.bodies[k]

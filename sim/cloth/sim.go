@@ -650,6 +650,7 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 	tn, t1 := s.Time, s.Time+s.params.Dt
 	s.moveHands(s.params.Dt)
 	s.prescribe(t1)
+	s.untangle() // its corrections are prescribed in the solve (untangle.go)
 	t1w := time.Now()
 	p := &s.params
 	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
@@ -912,6 +913,12 @@ func (s *Sim) gatherRows(extrapolate bool) {
 				s.rowKind[i] = rowFixed
 			case n != geom.Vec3{}:
 				s.rowKind[i], s.rowN[i] = rowNormal, n
+			case s.ct.un.had && s.ct.un.corr[v] != geom.Vec3{}:
+				// An untangling correction (untangle.go): its velocity
+				// change along its direction.
+				c := s.ct.un.corr[v]
+				s.rowKind[i], s.rowN[i], s.rowZ[i] = rowNormal, c.Scale(1/c.Norm()), c
+				s.ct.un.inSolve[v] = true
 			default:
 				s.rowKind[i] = rowFree
 			}

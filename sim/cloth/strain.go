@@ -164,12 +164,18 @@ func (s *Sim) fillInvMass() {
 	m := s.Mesh
 	s.invMass = buf.Keep(s.invMass, len(m.Pos))
 	for i := range m.Pos {
-		if !m.VertAlive[i] || s.fixed[i] || s.area[i] <= 0 {
-			s.invMass[i] = 0
-		} else {
+		if s.movable(i) {
 			s.invMass[i] = 1 / (s.params.Density * s.area[i])
+		} else {
+			s.invMass[i] = 0
 		}
 	}
+}
+
+// movable reports whether vertex slot i is live, free (not pinned) and
+// has mass: one the post-processes of phase 4 may move.
+func (s *Sim) movable(i int) bool {
+	return s.Mesh.VertAlive[i] && !s.fixed[i] && s.area[i] > 0
 }
 
 // strainRounds caps the extra rounds of strain limiting and the

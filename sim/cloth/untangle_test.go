@@ -69,7 +69,7 @@ func TestUntangleStep(t *testing.T) {
 	}
 	pinned.fillInvMass()
 	clear(pinned.vHalf)
-	pinned.untangle()
+	untangleAlone(pinned)
 	if on, _ := pinned.Tangled(); on {
 		t.Error("a crossing held by a pin was flagged tangled")
 	}
@@ -101,7 +101,7 @@ func TestUntangleStep(t *testing.T) {
 	// An attempt that fails commits nothing: its retry adds its own
 	// correction alone.
 	clear(s.vHalf)
-	s.untangle()
+	untangleAlone(s)
 	for v := range s.vHalf {
 		want := s.ct.un.corr[v]
 		if d := s.vHalf[v].Sub(want).Norm(); d > 1e-12 {
@@ -128,7 +128,7 @@ func TestUntangleStep(t *testing.T) {
 	// that vertex's correction once more out of the zone's motion.
 	var w geom.Vec3
 	clear(s.vHalf)
-	s.untangle()
+	untangleAlone(s)
 	for _, c := range s.ct.un.corr {
 		if c != (geom.Vec3{}) {
 			w = c.Scale(1.5) // along this vertex's correction, faster than it
@@ -141,7 +141,7 @@ func TestUntangleStep(t *testing.T) {
 	for v := range s.vHalf {
 		s.vHalf[v] = w // the region moves at w before the correction
 	}
-	s.untangle()
+	untangleAlone(s)
 	for v := range s.Mesh.Vel {
 		s.Mesh.Vel[v] = w // and after the zone: no correction in it
 	}
@@ -155,7 +155,7 @@ func TestUntangleStep(t *testing.T) {
 	for v := range s.vHalf {
 		s.vHalf[v] = w
 	}
-	s.untangle()
+	untangleAlone(s)
 	for v, c := range s.ct.un.corr {
 		s.Mesh.Vel[v] = w.Add(c.Scale(0.5))
 	}
@@ -173,7 +173,7 @@ func TestUntangleStep(t *testing.T) {
 	}
 	clear(s.vHalf)
 	s.commits++
-	s.untangle()
+	untangleAlone(s)
 	if on, _ := s.Tangled(); on || s.tangledFaces() != nil {
 		t.Error("self-collision off: still tangled")
 	}
@@ -209,7 +209,7 @@ func TestUntangleGain(t *testing.T) {
 		s.takeBackUntangle()
 		s.commits++
 		clear(s.vHalf)
-		s.untangle()
+		untangleAlone(s)
 		return s.ct.un.corr[v]
 	}
 	for k, want := range []float64{1.2, 1.44, 1.728, 2, 2, 2} { // correctionGrowth 1.2, correctionGain 2
@@ -224,7 +224,7 @@ func TestUntangleGain(t *testing.T) {
 	s.ct.un.last[v] = s.ct.un.last[v].Scale(-1)
 	s.commits++
 	clear(s.vHalf)
-	s.untangle()
+	untangleAlone(s)
 	if got := s.ct.un.corr[v]; got.Sub(first[v]).Norm() > 1e-12*first[v].Norm() {
 		t.Errorf("after a turn: correction %v, want the first %v", got, first[v])
 	}
@@ -264,7 +264,7 @@ func TestUntangleRunaway(t *testing.T) {
 		t.Fatalf("the zigzag crosses %d pairs, not more than %d·%d+%d", pairs, runawayGrowth, least, runawaySlack)
 	}
 	clear(s.vHalf)
-	s.untangle()
+	untangleAlone(s)
 	if on, _ := s.Tangled(); !on {
 		t.Error("the runaway tangle is not reported tangled")
 	}
@@ -281,12 +281,12 @@ func TestUntangleRunaway(t *testing.T) {
 	for v := range n {
 		m.Pos[v].Y = -0.5
 	}
-	s.untangle()
+	untangleAlone(s)
 	if on, _ := s.Tangled(); !on {
 		t.Error("held: checked again at the next step")
 	}
 	s.commits += untangleEvery
-	s.untangle()
+	untangleAlone(s)
 	if on, _ := s.Tangled(); on {
 		t.Errorf("held: the sheets apart are not found free %d steps later", untangleEvery)
 	}
@@ -300,7 +300,7 @@ func TestUntangleRunaway(t *testing.T) {
 		if err := s.SetContactParams(cp); err != nil {
 			t.Fatal(err)
 		}
-		s.untangle()
+		untangleAlone(s)
 	}
 	if s.tangledFaces() == nil {
 		t.Error("after self-collision off and on, the poke alone is still held")
@@ -320,6 +320,93 @@ func untangledOnce(t *testing.T, m *geom.Mesh) *Sim {
 	}
 	s.fillInvMass()
 	clear(s.vHalf)
-	s.untangle()
+	untangleAlone(s)
 	return s
+}
+
+// untangleAlone runs untangle and untangleVelocity without a solve in
+// between: every correction is added to v^{n+½} after it, as for a row
+// the solve constrains otherwise.
+func untangleAlone(s *Sim) {
+	s.untangle()
+	s.untangleVelocity()
+}
+
+// TestUntangleInSolve: the solve prescribes each free vertex's correction
+// as its velocity change along it, and the cloth round the vertex
+// follows it, as it follows a dragged pin; a vertex whose row the solve
+// constrains otherwise (a resting contact's normal) takes its correction
+// after the solve. The poked sheets, one step's solve with and without
+// the corrections.
+func TestUntangleInSolve(t *testing.T) {
+	m, mid := pokedSheets(t, 6)
+	s := untangledOnce(t, m)
+	var held int32 = -1 // a corrected vertex given a resting contact's normal
+	for v, c := range s.ct.un.corr {
+		if c != (geom.Vec3{}) && int32(v) != mid {
+			held = int32(v)
+			break
+		}
+	}
+	if held < 0 {
+		t.Fatal("no corrected vertex besides the poke")
+	}
+	s.normal[held] = geom.Vec3{Y: 1}
+	s.constrained = append(s.constrained, held)
+	solveOnce := func(correct bool) []geom.Vec3 {
+		clear(s.dv)
+		clear(s.dvOld)
+		s.untangle()
+		if !correct {
+			clear(s.ct.un.corr)
+		}
+		s.prescribe(s.Time + s.params.Dt)
+		p := &s.params
+		s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
+		s.solve()
+		s.averageVelocity()
+		s.untangleVelocity()
+		return append([]geom.Vec3(nil), s.vHalf...)
+	}
+	plain := solveOnce(false)
+	with := solveOnce(true)
+	un := &s.ct.un
+	cm := un.corr[mid]
+	if cm == (geom.Vec3{}) {
+		t.Fatal("the poking vertex has no correction")
+	}
+	for v, c := range un.corr {
+		if c == (geom.Vec3{}) {
+			continue
+		}
+		if int32(v) == held {
+			if un.inSolve[v] || with[v].Sub(un.base[v]) != c {
+				t.Errorf("vertex %d, held by a normal: in the solve %v, v^{n+½} − base %v, want its correction %v added after", v, un.inSolve[v], with[v].Sub(un.base[v]), c)
+			}
+			continue
+		}
+		n := c.Scale(1 / c.Norm())
+		if got := with[v].Sub(s.Mesh.Vel[v]).Dot(n); !un.inSolve[v] || math.Abs(got-c.Norm()) > 1e-6 {
+			t.Errorf("vertex %d: in the solve %v, velocity change along its correction %v, want %v", v, un.inSolve[v], got, c.Norm())
+		}
+		if d := with[v].Sub(c).Sub(un.base[v]).Norm(); d > 1e-12 {
+			t.Errorf("vertex %d: base is not v^{n+½} without the correction (off by %v)", v, d)
+		}
+	}
+	// The poke's sheet round it, where nothing is corrected, follows it:
+	// weakly, the motion being across a flat sheet (about 1 mm/s), but not
+	// at all with the correction added after the solve, which the solve
+	// then never sees.
+	follow, k := 0.0, 0
+	n := cm.Scale(1 / cm.Norm())
+	for v := range int32(len(m.Pos) / 2) {
+		if un.corr[v] == (geom.Vec3{}) && m.Pos[v].Sub(m.Pos[mid]).Norm() < 0.25 {
+			follow += with[v].Sub(plain[v]).Dot(n)
+			k++
+		}
+	}
+	t.Logf("the poke's correction %.3f m/s; %d uncorrected vertices within 0.25 m follow at %.4f m/s on average", cm.Norm(), k, follow/float64(k))
+	if k == 0 || !(follow/float64(k) > 1e-4*cm.Norm()) {
+		t.Errorf("the sheet round the poke does not follow its correction: %d vertices at %v m/s on average, correction %v m/s", k, follow/float64(max(k, 1)), cm.Norm())
+	}
 }
