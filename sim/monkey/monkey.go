@@ -625,12 +625,15 @@ func (r *run) check() {
 	cp := s.ContactParams()
 	var surfs []exact.Surface
 	var planes []exact.Plane
-	var round []*obstacle.Obstacle
+	var all []*obstacle.Obstacle
+	var round []bool // per obstacle of all: a sphere or a capsule, handled from its core
 	if cp.Enabled {
-		for _, o := range s.Obstacles() {
-			switch _, _, _, ok := o.Core(o.Pose(s.Time)); {
+		all = s.Obstacles()
+		for _, o := range all {
+			_, _, _, ok := o.Core(o.Pose(s.Time))
+			round = append(round, ok)
+			switch {
 			case ok:
-				round = append(round, o)
 			case o.Kind == obstacle.Plane:
 				p, n := o.Plane(s.Time)
 				planes = append(planes, exact.Plane{Point: p, Normal: n})
@@ -647,18 +650,19 @@ func (r *run) check() {
 	r.res.MaxPairs = max(r.res.MaxPairs, rep.SelfPairs)
 	inside := rep.Inside + rep.ObstaclePairs
 	first := rep.First
-	// Spheres and capsules: the collision code handles them exactly,
-	// from their cores, and cloth resting on them lies between the
-	// analytic surface and its tessellation; a vertex counts as inside
-	// when it is deeper than the tessellation's tolerance.
+	// The depth, by every obstacle's own signed distance. Spheres and
+	// capsules: the collision code handles them exactly, from their cores,
+	// and cloth resting on them lies between the analytic surface and its
+	// tessellation; a vertex counts as inside when it is deeper than the
+	// tessellation's tolerance (the oracle counts the others).
 	for v, p := range m.Pos {
 		if !m.VertAlive[v] || pinned[v] {
 			continue
 		}
-		for _, o := range round {
+		for k, o := range all {
 			d, _ := o.SignedDistance(p, s.Time)
 			r.res.MaxDepth = max(r.res.MaxDepth, -d)
-			if d < -obstacle.ChordTolerance {
+			if round[k] && d < -obstacle.ChordTolerance {
 				inside++
 				if first == "" {
 					first = fmt.Sprintf("vertex %d %.1f mm inside %s", v, -1000*d, o.Name())

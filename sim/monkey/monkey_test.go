@@ -11,6 +11,8 @@ import (
 	"drape/assets"
 	"drape/sim/cloth"
 	"drape/sim/contact"
+	"drape/sim/geom"
+	"drape/sim/obstacle"
 )
 
 // TestMonkey plays random interaction on scenes with pins, obstacles,
@@ -202,5 +204,38 @@ func TestSliderRevertsOnlyItsControl(t *testing.T) {
 	}
 	if got := s.ContactParams(); got.Enabled || got.Friction != before {
 		t.Errorf("after the friction's revert: collisions on %v (want false), friction %v (want %v)", got.Enabled, got.Friction, before)
+	}
+}
+
+// TestMonkeyDepth: the deepest penetration the monkey reports is measured
+// by every obstacle's own signed distance, the ground plane's included:
+// drape-box's free vertices put 5 cm under its ground read 50 mm (it read
+// 0 for everything but spheres and capsules before).
+func TestMonkeyDepth(t *testing.T) {
+	r := &run{cfg: Config{Scenes: assets.Scenes}, rng: rand.New(rand.NewPCG(1, 1)), res: &Result{}}
+	if err := r.load("drape-box"); err != nil {
+		t.Fatal(err)
+	}
+	r.tangledSince, r.insideSince = -1, -1
+	var ground *obstacle.Obstacle
+	for _, o := range r.sim.Obstacles() {
+		if o.Kind == obstacle.Plane {
+			ground = o
+		}
+	}
+	if ground == nil {
+		t.Fatal("drape-box has no ground plane")
+	}
+	p, n := ground.Plane(r.sim.Time)
+	m := r.sim.Mesh
+	for v := range m.Pos {
+		m.Pos[v] = p.Add(n.Scale(-0.05)).Add(geom.Vec3{X: 1e-3 * float64(v%7), Z: 1e-3 * float64(v%11)})
+	}
+	r.check()
+	if d := r.res.MaxDepth; d < 0.0499 || d > 0.0501 {
+		t.Errorf("deepest %.4f m, want 0.05 (every vertex 5 cm under the ground)", d)
+	}
+	if r.res.MaxInside == 0 {
+		t.Error("no vertex counted inside")
 	}
 }
