@@ -440,13 +440,16 @@ func (s *Sim) Release() { s.drag.on, s.drag.lost = false, false }
 //  1. external forces and pins: the pins' targets at t^{n+1} (scripted
 //     paths, or pins moved by hand towards their goals at HandSpeed), the
 //     dragged obstacles' offsets and the drag spring's anchor, and the
-//     velocity changes that land pinned vertices on their targets;
+//     velocity changes that land pinned vertices on their targets; with
+//     self-collision on, the corrections that untangle crossings
+//     (untangle.go);
 //
 //  2. the implicit solve (§4.2): assemble
 //
 //     (M + Δt·D + Δt²·K)·Δv = −Δt·(K·x + f₀ − f_ext + Δt·K·v + D·v),  D = α_M·M + α_K·K,
 //
-//     and solve it by modified PCG with pinned vertices prescribed; with
+//     and solve it by modified PCG with pinned vertices, resting
+//     contacts' normal speeds and untangling's corrections prescribed; with
 //     collisions on, the last collision phase's pairs within h add their
 //     repulsion springs to K and the forces (repulsion.go);
 //
