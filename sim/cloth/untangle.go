@@ -166,8 +166,9 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     back from v^{n+1}, takeBackUntangle);
 //  2. every untangleEvery (sub)steps while untangled or held
 //     (runawayGrowth), every step while tangled or after a failsafe or a
-//     retried step, and at once when self-collision comes back on, finds
-//     the pairs of faces that cross at x^n (contact.Untangler.Find);
+//     retried step, and at once when self-collision (or collisions, with
+//     it on) comes back on, finds the pairs of faces that cross at x^n
+//     (contact.Untangler.Find);
 //  3. where some do, gives every free vertex a corrective velocity along
 //     the descent direction of the intersection contour's length,
 //     g = −∂L/∂x (Volino & Magnenat-Thalmann 2006 §3.2;
