@@ -112,7 +112,7 @@ func TestPCGPartsToOwnTolerance(t *testing.T) {
 	}
 	s.ct.pairsStep = s.Steps
 	p := s.params
-	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
+	s.assembleStep()
 	if !s.sys.coupling.active() {
 		t.Fatal("no spring in the system")
 	}

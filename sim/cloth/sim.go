@@ -658,7 +658,7 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 	t1w := time.Now()
 	untangling := t1w.Sub(tu) // counted with the collision phase, where it ran before
 	p := &s.params
-	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
+	s.assembleStep()
 	t2w := time.Now()
 	st.Assemble = t2w.Sub(t1w)
 	st.Springs = len(s.sys.coupling.rows)
@@ -940,6 +940,13 @@ func (s *Sim) scatterRows() {
 			s.dv[sys.slot[i]] = s.rowDv[i]
 		}
 	})
+}
+
+// assembleStep assembles Bender & Deul's system for a step of
+// params.Dt (phase 2; see assemble).
+func (s *Sim) assembleStep() {
+	p := &s.params
+	s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
 }
 
 // assemble fills the system: each face's corotated stiffness scaled by

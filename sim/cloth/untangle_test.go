@@ -361,8 +361,7 @@ func TestUntangleInSolve(t *testing.T) {
 			clear(s.ct.un.corr)
 		}
 		s.prescribe(s.Time + s.params.Dt)
-		p := &s.params
-		s.assemble(p.Dt*p.Dt+p.Dt*p.DampStiff, 1+p.Dt*p.DampMass, p.Dt+p.DampStiff, true)
+		s.assembleStep()
 		s.solve()
 		s.averageVelocity()
 		s.untangleVelocity()

@@ -633,7 +633,7 @@ func (r *run) check() {
 			_, _, _, ok := o.Core(o.Pose(s.Time))
 			round = append(round, ok)
 			switch {
-			case ok:
+			case ok: // checked below, from its core
 			case o.Kind == obstacle.Plane:
 				p, n := o.Plane(s.Time)
 				planes = append(planes, exact.Plane{Point: p, Normal: n})
