@@ -19,6 +19,7 @@ type contactState struct {
 	obstacles []*obstacle.Obstacle
 	solver    *contact.Solver
 	bodies    []contact.Body
+	inside    []*bodyInside // per obstacle: what its Body.Inside answers (nil for a plane or a round body)
 	moved     []bool        // per obstacle: it moved during the previous step (its grid is stale)
 	pushing   []bool        // per obstacle: it moved in the last step or moves in the next (no resting contacts on it)
 	near      []bool        // per face slot: in contact at the last Resolve (adaptivity holds them)
@@ -62,6 +63,11 @@ type contactState struct {
 	carry        []float64   // per obstacle: carriedStretch when it last moved by hand, −1 when not dragged
 	gapVerts     []geom.Vec3 // obstacleGap's scratch: the dragged obstacle's vertices
 	gapOther     []geom.Vec3 // and another's
+
+	// insideDue's state: the last collision phase found cloth inside or
+	// across a mesh body, and Failsafes and Sim.retried when it last looked.
+	insideFound              bool
+	insideFails, insideRetry int
 }
 
 // ContactParams returns the collision settings in force.
@@ -87,6 +93,8 @@ func (s *Sim) SetObstacles(obs []*obstacle.Obstacle) {
 	s.ct.obstacles = append(s.ct.obstacles[:0], obs...)
 	s.ct.pairs = s.ct.pairs[:0] // offsets measured from the old bodies
 	s.ct.bodies = make([]contact.Body, len(obs))
+	s.ct.inside = make([]*bodyInside, len(obs))
+	s.ct.insideFound = true // the cloth may be inside the new ones: look (insideDue)
 	s.ct.moved = make([]bool, len(obs))
 	s.ct.pushing = make([]bool, len(obs))
 	for k := range s.ct.moved {
@@ -219,9 +227,11 @@ func (s *Sim) beginCollisions(t1 float64) error {
 	s.contactForces()
 	s.untangleVelocity() // self-intersections the collisions let through (untangle.go)
 	t0 := s.Time
+	look := s.insideDue()
 	for k, o := range c.obstacles {
 		b := &c.bodies[k]
 		b.Friction = o.Friction
+		b.Inside = nil
 		if o.Kind == obstacle.Plane {
 			b.Point, b.Normal = o.Plane(t1)
 			b.Tris, b.From, b.To, b.Radius = nil, b.From[:0], b.To[:0], 0
@@ -243,6 +253,15 @@ func (s *Sim) beginCollisions(t1 float64) error {
 			b.To = o.Vertices(t1, b.To)
 		}
 		b.Static = !moving && !c.moved[k]
+		if c.inside[k] == nil {
+			c.inside[k] = &bodyInside{o: o}
+			c.inside[k].fn = c.inside[k].at // bound once: a method value allocates
+		}
+		if look {
+			in := c.inside[k]
+			in.p0, in.p1, in.dt = o.SettledPose(t0), o.Pose(t1), t1-t0
+			b.Inside = in.fn
+		}
 	}
 	s.ct.cloth = contact.Cloth{X: m.Pos, V: s.vHalf, InvMass: s.invMass, Tris: m.Tris, Tangled: s.tangledFaces(), Contour: s.tangledContours()}
 	return c.solver.Begin(&s.ct.cloth, c.bodies, s.params.Dt, c.p)
@@ -293,6 +312,7 @@ func (s *Sim) endCollisions(t1 float64, err error) (contact.Stats, error) {
 	c.resolved = true
 	c.pairs = append(c.pairs[:0], c.solver.Near()...)
 	c.pairsStep = s.commits + 1
+	c.insideFound = st.Deep > 0 || st.Across > 0
 
 	// Resting contacts for the next solve: vertex–body contacts with a
 	// static body that pushed (or that were held already), unless the
@@ -433,4 +453,44 @@ func (s *Sim) takeBackEscape() {
 			m.Vel[i] = m.Vel[i].Sub(e.Scale(min(along, 1)))
 		}
 	}
+}
+
+// bodyInside answers contact.Body.Inside for a mesh obstacle over the
+// step from t^n to t^{n+1}: its signed distance at t^n (obstacle's
+// analytic surface, or a mesh's own triangles), the outward normal, and
+// the velocity over the step of the closest point of its surface as the
+// body carries it from pose p0 to p1.
+type bodyInside struct {
+	o      *obstacle.Obstacle
+	p0, p1 obstacle.Pose
+	dt     float64
+	fn     func(geom.Vec3) (float64, geom.Vec3, geom.Vec3)
+}
+
+// at is contact.Body.Inside.
+func (b *bodyInside) at(p geom.Vec3) (float64, geom.Vec3, geom.Vec3) {
+	d, n := b.o.SignedDistanceAt(b.p0, p)
+	q := p.Sub(n.Scale(d))
+	var v geom.Vec3
+	if b.p0 != b.p1 && b.dt > 0 {
+		v = b.p1.Apply(b.p0.ApplyInverse(q)).Sub(q).Scale(1 / b.dt)
+	}
+	return d, n, v
+}
+
+// insideDue reports whether this step's collision phase looks for cloth
+// inside or across the mesh obstacles (contact.Body.Inside;
+// contact/deep.go): in the first step, after SetObstacles, in the first
+// step with collisions after one without (collisions were off, or the
+// last attempt failed), after a step the collision failsafe resolved or
+// the substep failsafe took again, and while the last phase found some.
+// Otherwise the collision phase's CCD keeps the cloth out, and the look
+// is not worth its cost: asked in every step, bunny's 10,000-triangle
+// mesh answered for the cloth draped over it at 12.2 → 22.2 ms a step
+// (GOMAXPROCS=1, 3 s).
+func (s *Sim) insideDue() bool {
+	c := &s.ct
+	due := c.pairsStep != s.commits || s.commits == 0 || c.failsafes != c.insideFails || s.retried != c.insideRetry || c.insideFound
+	c.insideFails, c.insideRetry = c.failsafes, s.retried
+	return due
 }

@@ -101,6 +101,9 @@ func (s *Solver) detect() int {
 		s.patchCell = s.patchBoxes()
 	}
 	s.detectPlanes()
+	if s.mode == modeProximity {
+		s.detectDeep()
+	}
 	for b := range s.bs {
 		s.curBody = b
 		if len(s.bs[b].Tris) > 0 {

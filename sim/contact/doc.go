@@ -140,7 +140,8 @@
 //   - cull.go: the culler, its switch and the motion bounds; patches.go:
 //     the patches, clusters and certificates; stars.go: the star bounds.
 //   - narrow.go: the primitive tests of a candidate pair; ccd.go: the
-//     coplanarity cubic and its roots; round.go: spheres and capsules.
+//     coplanarity cubic and its roots; round.go: spheres and capsules;
+//     deep.go: cloth inside or across a mesh body.
 //   - response.go: impulses and friction; zones.go: impact zones.
 //   - intersect.go, untangle.go, untangle_contours.go,
 //     untangle_regions.go: counting and undoing intersections
@@ -157,7 +158,10 @@
 //     cap (the package knows no stiffness), and at most PushSpeed: cloth
 //     deeper in a body than that allows is moved out at up to EscapeSpeed
 //     by a displacement the cloth does not keep (Solver.Escape, a split
-//     impulse). The pairs it finds within h,
+//     impulse). A mesh body's triangles see the cloth only within h of
+//     them: where the caller asks (Body.Inside), the cloth's vertices
+//     inside the body and its faces across it are pairs too, and pass the
+//     body's surface outwards (deep.go). The pairs it finds within h,
 //     cloth–cloth and with static bodies, are handed out (Solver.Near) so
 //     that the cloth puts the spring itself into its next implicit solve
 //     (cloth/repulsion.go).

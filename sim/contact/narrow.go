@@ -79,8 +79,12 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 	}
 	tlo, thi := st.g.lo[t], st.g.hi[t]
 	flo, fhi := s.self.lo[f], s.self.hi[f]
+	// A cloth vertex inside the body, or of a face across it, has its own
+	// pair (deep.go), and its primitives pass the surface outwards.
+	deep := [3]bool{s.isDeep(ct[0], b), s.isDeep(ct[1], b), s.isDeep(ct[2], b)}
+	anyDeep := deep[0] || deep[1] || deep[2]
 	for k := 0; k < 3; k++ {
-		if co&(1<<k) == 0 {
+		if co&(1<<k) == 0 || deep[k] {
 			continue
 		}
 		if gp := boxGap(s.plo[ct[k]], s.phi[ct[k]], tlo, thi); gp > ext {
@@ -93,7 +97,7 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 		}
 	}
 	for k := 0; k < 3; k++ {
-		if bo&(1<<k) == 0 {
+		if bo&(1<<k) == 0 || anyDeep {
 			continue
 		}
 		if gp := boxGap(st.vlo[bt[k]], st.vhi[bt[k]], flo, fhi); gp > pad-sp {
@@ -110,7 +114,7 @@ func (s *Solver) narrowBody(out *[]pair, b int, f, t int32) float64 {
 			continue
 		}
 		i1 := (i + 1) % 3
-		if s.mode == modeCCD && s.heldBy(ct[i]) == int32(b) && s.heldBy(ct[i1]) == int32(b) {
+		if s.mode == modeCCD && s.heldBy(ct[i]) == int32(b) && s.heldBy(ct[i1]) == int32(b) || deep[i] || deep[i1] {
 			continue
 		}
 		elo, ehi := vmin(s.plo[ct[i]], s.plo[ct[i1]]), vmax(s.phi[ct[i]], s.phi[ct[i1]])

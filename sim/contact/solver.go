@@ -57,6 +57,13 @@ type Body struct {
 	// the mesh: the solid contains the mesh.
 	Radius       float64
 	Core, CoreTo [2]geom.Vec3
+	// Inside, for a mesh body, returns the signed distance d from point p
+	// to the solid at t^n (negative inside), the unit outward normal n at
+	// the closest point of its surface, and that point's velocity over the
+	// step; the proximity stage asks it about the cloth in the body's
+	// box, to push out the vertices inside and the faces across the body
+	// (deep.go). nil: cloth more than h inside the body is not seen.
+	Inside func(p geom.Vec3) (d float64, n, v geom.Vec3)
 }
 
 // round reports whether b is a round body.
@@ -72,6 +79,8 @@ type Stats struct {
 	Zones         int           // impact zones at the end
 	ZoneVertices  int           // cloth vertices in them
 	Contacts      int           // vertex–body contacts recorded (Contacts)
+	Deep          int           // cloth vertices inside a mesh body (deep.go)
+	Across        int           // cloth faces across a mesh body with no vertex inside it (deep.go)
 	Time          time.Duration // the stages, Begin to End (not the caller's work between them)
 	ProximityTime time.Duration // of which topology, grids and the proximity stage
 	CCDTime       time.Duration // the CCD passes with impulses
@@ -214,6 +223,8 @@ type Solver struct {
 	detectP      func(k, lo, hi int)
 	detectRV     func(k, lo, hi int)
 	detectRF     func(k, lo, hi int)
+	detectD      func(k, lo, hi int)
+	detectA      func(k, lo, hi int)
 	// the queries' passes, bound once (a method value allocates)
 	adjacencyFn                func(k, lo, hi int)
 	patchPairsFn, patchTestFn  func(k, lo, hi int)
@@ -231,8 +242,18 @@ type Solver struct {
 	// not zero
 	escape  []geom.Vec3
 	escaped bool
-	zones   zoneState
-	stats   Stats
+	// deepIn: per cloth vertex, 1 + the mesh body that the last
+	// proximity stage found it inside, or a face of it across (deep.go),
+	// 0 for none; deep: some is not 0
+	deepIn []int32
+	deep   bool
+	hits   [parallel.Chunks][]insideHit // detectDeepChunk's, per piece
+	hitAll []insideHit                  // insidePairs' scratch: the hits of all pieces
+	across [parallel.Chunks][]acrossHit // detectAcrossChunk's, per piece
+	hitOf  []int32                      // insidePairs' scratch, per cloth vertex
+	piece  []int32                      // insidePairs' scratch
+	zones  zoneState
+	stats  Stats
 	// stop, if not nil, is polled before every CCD and zone pass
 	// (SetStop).
 	stop func() bool
@@ -250,6 +271,8 @@ func NewSolver() *Solver {
 	s.detectP = s.detectPlaneChunk
 	s.detectRV = s.detectRoundVertexChunk
 	s.detectRF = s.detectRoundFaceChunk
+	s.detectD = s.detectDeepChunk
+	s.detectA = s.detectAcrossChunk
 	s.detectC = s.detectCandChunk
 	s.cull.init(s)
 	s.adjacencyFn = s.adjacencyChunk
@@ -367,7 +390,7 @@ func (s *Solver) Begin(c *Cloth, bodies []Body, dt float64, p Params) error {
 	s.near = s.near[:0]
 	s.zones.active = false
 	s.c, s.on, s.ccdDone = nil, false, false
-	s.escaped = false
+	s.escaped, s.deep = false, false
 	if !p.Enabled {
 		return nil
 	}
@@ -425,7 +448,10 @@ func (s *Solver) Proximity() {
 				s.stats.Proximity++
 			}
 			j := s.repulse(pr)
-			if pr.body >= 0 && pr.bodyPts&1 == 0 && (pr.kind == pairVF || pr.kind == pairPoint) {
+			// A vertex deeper than h in a mesh body (deep.go) is no resting
+			// contact: held along the normal in the next solve, it stays in.
+			deep := pr.body >= 0 && pr.kind == pairPoint && pr.d < -s.p.Thickness && s.isDeep(pr.ids[0], int(pr.body))
+			if pr.body >= 0 && pr.bodyPts&1 == 0 && (pr.kind == pairVF || pr.kind == pairPoint) && !deep {
 				s.contacts = append(s.contacts, Contact{Vertex: pr.ids[0], Body: int(pr.body), Normal: pr.n, Impulse: j})
 			}
 		}

@@ -575,6 +575,36 @@ func collisionsOff(t *testing.T, s *cloth.Sim) contact.Params {
 	return on
 }
 
+// freeInside returns how many of s's free (unpinned) vertices are deeper
+// than tol inside obstacle o, and the deepest one's depth, m.
+func freeInside(s *cloth.Sim, o *obstacle.Obstacle, tol float64) (n int, deepest float64) {
+	pinned := map[int32]bool{}
+	for _, p := range s.Pins() {
+		pinned[p.Vertex] = true
+	}
+	for i, p := range s.Mesh.Pos {
+		if !s.Mesh.VertAlive[i] || pinned[int32(i)] {
+			continue
+		}
+		if d, _ := o.SignedDistance(p, s.Time); d < -tol {
+			n++
+			deepest = math.Max(deepest, -d)
+		}
+	}
+	return n, deepest
+}
+
+// lowestVertex returns the height of s's lowest live vertex, m.
+func lowestVertex(s *cloth.Sim) float64 {
+	y := math.Inf(1)
+	for i, p := range s.Mesh.Pos {
+		if s.Mesh.VertAlive[i] {
+			y = math.Min(y, p.Y)
+		}
+	}
+	return y
+}
+
 // TestCollisionsBackOnInsideSphere: the sphere scene's cloth, collisions
 // switched off until its middle has sunk 25 cm into the sphere, and back
 // on: the cloth inside is let out (contact's roundContact: a vertex
@@ -590,22 +620,7 @@ func TestCollisionsBackOnInsideSphere(t *testing.T) {
 	s := buildScene(t, sceneAssets, "sphere-adaptive")
 	on := collisionsOff(t, s)
 	sphere := s.Obstacles()[0]
-	inside := func() (n int, deepest float64) {
-		pinned := map[int32]bool{}
-		for _, p := range s.Pins() {
-			pinned[p.Vertex] = true
-		}
-		for i, p := range s.Mesh.Pos {
-			if !s.Mesh.VertAlive[i] || pinned[int32(i)] {
-				continue
-			}
-			if d, _ := sphere.SignedDistance(p, s.Time); d < -obstacle.ChordTolerance {
-				n++
-				deepest = math.Max(deepest, -d)
-			}
-		}
-		return n, deepest
-	}
+	inside := func() (int, float64) { return freeInside(s, sphere, obstacle.ChordTolerance) }
 	for _, d := inside(); d < 0.25; _, d = inside() {
 		if _, err := s.Step(); err != nil {
 			t.Fatal(err)
@@ -635,6 +650,59 @@ func TestCollisionsBackOnInsideSphere(t *testing.T) {
 	}
 }
 
+// TestCollisionsBackOnInsideBox: drape-box's sheet, collisions switched
+// off until it has fallen into the box (its lowest vertex 5 cm above the
+// ground: 47 vertices up to 11 cm inside, 129 vertices or faces across it
+// by the exact oracle), and back on: within 1 s no free vertex is inside
+// the box and no cloth face crosses it, and no step needs the collision
+// failsafe. A mesh body is seen by its triangles, within h of them;
+// before contact's Body.Inside (contact/deep.go) nothing pushed the cloth
+// out and CCD held it in: all 47 vertices and 129 crossings stayed (the
+// monkey's drape-box seed 402: 85 vertices for 50 s). Free after 0.08 s
+// now.
+func TestCollisionsBackOnInsideBox(t *testing.T) {
+	s := buildScene(t, sceneAssets, "drape-box")
+	on := collisionsOff(t, s)
+	box := s.Obstacles()[0]
+	inside := func() (int, float64) { return freeInside(s, box, 0) }
+	crossing := func() int {
+		rep := checker(s, s.Time).Check(s.Mesh.Pos, s.Mesh.Tris, false)
+		return rep.Inside + rep.ObstaclePairs
+	}
+	for lowestVertex(s) > 0.05 {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n0, d0 := inside()
+	c0 := crossing()
+	if err := s.SetContactParams(on); err != nil {
+		t.Fatal(err)
+	}
+	t0, f0 := s.Time, s.Failsafes()
+	out, free := math.Inf(1), math.Inf(1)
+	for s.Time < t0+1 {
+		if _, err := s.Step(); err != nil {
+			t.Fatalf("t = %.3f s, %.3f s after collisions came back on: %v", s.Time, s.Time-t0, err)
+		}
+		if n, _ := inside(); n == 0 && math.IsInf(out, 1) {
+			out = s.Time - t0
+		}
+		if math.IsInf(free, 1) && crossing() == 0 {
+			free = s.Time - t0
+		}
+	}
+	n1, d1 := inside()
+	c1 := crossing()
+	t.Logf("%d vertices inside the box, the deepest %.3f m, and %d vertices or faces across it (oracle) when collisions came back on; no vertex inside after %.2f s, none across after %.2f s; 1 s later %d (%.4f m) and %d; %d failsafe steps", n0, d0, c0, out, free, n1, d1, c1, s.Failsafes()-f0)
+	if f := s.Failsafes() - f0; f > 0 {
+		t.Errorf("%d steps after collisions came back on needed the collision failsafe, want none", f)
+	}
+	if n1 > 0 || c1 > 0 {
+		t.Errorf("1 s after collisions came back on %d free vertices are inside the box, the deepest %.4f m, and the oracle finds %d vertices or faces across it, want none", n1, d1, c1)
+	}
+}
+
 // TestCollisionsBackOnDeepInside: collisions switched off let the ground
 // scene's sheet fall 9 m through the ground (about 1.4 s off), and
 // switched back on, the proximity response moves it out at up to
@@ -649,15 +717,7 @@ func TestCollisionsBackOnInsideSphere(t *testing.T) {
 func TestCollisionsBackOnDeepInside(t *testing.T) {
 	s := buildScene(t, sceneAssets, "ground")
 	on := collisionsOff(t, s)
-	lowest := func() float64 {
-		y := math.Inf(1)
-		for i, p := range s.Mesh.Pos {
-			if s.Mesh.VertAlive[i] {
-				y = math.Min(y, p.Y)
-			}
-		}
-		return y
-	}
+	lowest := func() float64 { return lowestVertex(s) }
 	for lowest() > -9 {
 		if _, err := s.Step(); err != nil {
 			t.Fatal(err)
