@@ -487,7 +487,8 @@ func (b *bodyInside) at(p geom.Vec3) (float64, geom.Vec3, geom.Vec3) {
 // Otherwise the collision phase's CCD keeps the cloth out, and the look
 // is not worth its cost: asked in every step, bunny's 10,000-triangle
 // mesh answered for the cloth draped over it at 12.2 → 22.2 ms a step
-// (GOMAXPROCS=1, 3 s).
+// (GOMAXPROCS=1, 3 s). While some cloth stays inside (held there by a
+// pin's neighbours, say), every step pays that price.
 func (s *Sim) insideDue() bool {
 	c := &s.ct
 	due := c.pairsStep != s.commits || s.commits == 0 || c.failsafes != c.insideFails || s.retried != c.insideRetry || c.insideFound
