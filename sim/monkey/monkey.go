@@ -672,8 +672,12 @@ func (r *run) check() {
 	}
 	r.res.MaxInside = max(r.res.MaxInside, inside)
 	r.lasting(&r.tangledSince, rep.SelfPairs, "intersecting cloth triangle pairs")
-	r.lasting(&r.insideSince, inside, "cloth vertices inside or faces crossing an obstacle ("+first+")")
+	r.lasting(&r.insideSince, inside, insideWhat+" ("+first+")")
 }
+
+// insideWhat names the failure of cloth inside an obstacle or across its
+// surface in a Failure's What.
+const insideWhat = "cloth vertices inside or faces crossing an obstacle"
 
 // lasting notes when a problem started and fails once it has lasted
 // longer than Grace.

@@ -90,19 +90,12 @@ func TestMonkeyRolledEdge(t *testing.T) {
 // which this test leaves to the others (TestMonkeyRolledEdge and the
 // untangling tests).
 func TestMonkeyOutOfTheBox(t *testing.T) {
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
-	res, err := Run(Config{Scenes: assets.Scenes, Scene: "drape-box", Seed: 402, Seconds: 12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(res)
+	res := playSeed(t, "drape-box", 402, 12)
 	if res.Blowups > 0 || res.Panics > 0 {
 		t.Errorf("%d blow-ups, %d panics", res.Blowups, res.Panics)
 	}
 	for _, f := range res.Failures {
-		if strings.Contains(f.What, "inside or faces crossing an obstacle") {
+		if strings.HasPrefix(f.What, insideWhat) {
 			t.Errorf("at step %d (t = %.3f s): %s", f.Step, f.Time, f.What)
 		}
 	}
@@ -113,6 +106,15 @@ func TestMonkeyOutOfTheBox(t *testing.T) {
 // replayed as its regression test.
 func replaySeed(t *testing.T, scene string, seed uint64, seconds float64) {
 	t.Helper()
+	if res := playSeed(t, scene, seed, seconds); !res.OK() {
+		t.Errorf("%d failures, first %v", len(res.Failures), res.Failures)
+	}
+}
+
+// playSeed plays scene with seed for seconds of simulated time, logs the
+// result and returns it; under the race detector it skips the test.
+func playSeed(t *testing.T, scene string, seed uint64, seconds float64) *Result {
+	t.Helper()
 	if raceEnabled {
 		t.Skip("long physics run; it runs without the race detector")
 	}
@@ -121,9 +123,7 @@ func replaySeed(t *testing.T, scene string, seed uint64, seconds float64) {
 		t.Fatal(err)
 	}
 	t.Log(res)
-	if !res.OK() {
-		t.Errorf("%d failures, first %v", len(res.Failures), res.Failures)
-	}
+	return res
 }
 
 // TestMonkeySeesTangles: the oracle and the grace period catch what they

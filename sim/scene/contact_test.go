@@ -658,7 +658,7 @@ func TestCollisionsBackOnInsideSphere(t *testing.T) {
 // failsafe. A mesh body is seen by its triangles, within h of them;
 // before contact's Body.Inside (contact/deep.go) nothing pushed the cloth
 // out and CCD held it in: all 47 vertices and 129 crossings stayed (the
-// monkey's drape-box seed 402: 85 vertices for 50 s). Free after 0.08 s
+// monkey's drape-box seed 402: 85 vertices for 50 s). Free after 0.03 s
 // now.
 func TestCollisionsBackOnInsideBox(t *testing.T) {
 	s := buildScene(t, sceneAssets, "drape-box")
