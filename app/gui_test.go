@@ -411,20 +411,42 @@ func TestGUIUnstable(t *testing.T) {
 		t.Errorf("state: got finite=%v paused=%v steps=%d error=%q gl_errors=%d, want false, true, ≤ 10, an unstable message, 0",
 			st.Finite, st.Paused, st.Steps, st.Error, st.GLErrors)
 	}
-	img := readPNG(t, shot)
-	// The banner's dark red background, at the top of the 3D area.
-	red := 0
-	for y := 0; y < 150; y++ {
-		for x := 360; x < img.Bounds().Dx()-330; x++ {
-			r, g, b, _ := img.At(x, y).RGBA()
-			if r>>8 > 90 && g>>8 < 40 && b>>8 < 40 {
-				red++
+	rows, red := bannerRows(readPNG(t, shot))
+	t.Logf("banner: %d rows, %d dark red pixels at the top", rows, red)
+	if rows < bannerMinRows {
+		t.Errorf("error banner not drawn: %d rows at the top mostly dark red (%d such pixels), want at least %d", rows, red, bannerMinRows)
+	}
+}
+
+// bannerMinRows is how many rows of the top of the 3D area, mostly of
+// the error banner's dark red, show the banner (bannerRows).
+const bannerMinRows = 10
+
+// bannerRows counts the rows of the top 150 pixels of the 3D area (between
+// the side panels) of which at least 60 % are the error banner's dark red
+// background, and all such pixels there. The banner spans the area's
+// width; cloth in the curvature colours' dark red end does not fill rows
+// that way. Counting pixels alone failed the viewer monkey once in CI
+// (hanging, seed 39: 5268 dark red pixels on the cloth the final view
+// was fitted to, no banner, no error in the state; a passing run of the
+// same seed had 1515).
+func bannerRows(img image.Image) (rows, red int) {
+	b := img.Bounds()
+	x0, x1 := 360, b.Dx()-330
+	for y := 0; y < min(150, b.Dy()); y++ {
+		n := 0
+		for x := x0; x < x1; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 > 90 && g>>8 < 40 && bl>>8 < 40 {
+				n++
 			}
 		}
+		red += n
+		if x1 > x0 && 10*n >= 6*(x1-x0) {
+			rows++
+		}
 	}
-	if red < 5000 {
-		t.Errorf("error banner not drawn: %d dark red pixels at the top, want at least 5000", red)
-	}
+	return rows, red
 }
 
 // TestGUIBadSceneFile types a path that does not exist into the Scene

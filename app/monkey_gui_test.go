@@ -773,20 +773,10 @@ func (m *guiMonkey) run() {
 	if shot == "" {
 		m.fail("F12 saved no screenshot")
 	}
-	img := readPNG(t, shot)
-	red := 0
-	b := img.Bounds()
-	for y := 0; y < min(150, b.Dy()); y++ {
-		for x := 360; x < b.Dx()-330; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r>>8 > 90 && g>>8 < 40 && bl>>8 < 40 {
-				red++
-			}
-		}
-	}
-	t.Logf("final screenshot %s (%d banner-red pixels at the top)", shot, red)
-	if red >= 5000 {
-		m.fail("the final screenshot shows the red error banner (%d dark red pixels)", red)
+	rows, red := bannerRows(readPNG(t, shot))
+	t.Logf("final screenshot %s (%d banner-red rows, %d such pixels at the top)", shot, rows, red)
+	if rows >= bannerMinRows {
+		m.fail("the final screenshot shows the red error banner (%d rows mostly dark red, %d such pixels)", rows, red)
 	}
 	final := m.v.stopClean()
 	if !final.Finite || final.Error != "" {
