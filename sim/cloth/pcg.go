@@ -171,6 +171,7 @@ type pcgRun struct {
 	b, dv, z, nrm []geom.Vec3
 	kind          []uint8
 	coupled       bool    // the repulsion springs' coupling is on (repulsion.go)
+	springs       bool    // a repulsion spring acts: the stopping rule's two parts
 	alpha, beta   float64 // the iteration's step and direction update
 	fnSetup       func(k, lo, hi int)
 	fnPrescribed  func(k, lo, hi int)
@@ -188,7 +189,7 @@ func (p *pcg) begin(a *blockSystem, b, dv, z []geom.Vec3, kind []uint8, nrm []ge
 		u.fnDirection, u.fnUpdate = u.direction, u.update
 	}
 	u.a, u.b, u.dv, u.z, u.kind, u.nrm = a, b, dv, z, kind, nrm
-	u.coupled = a.coupling.active()
+	u.coupled, u.springs = a.coupling.active(), a.coupling.acting()
 	u.alpha, u.beta = 0, 0
 	return u
 }
@@ -212,7 +213,7 @@ func (u *pcgRun) setup(k, lo, hi int) {
 		}
 		pinv[i] = inverse3(&a.val[a.diag[i]])
 		bi := filter(kind[i], nrm[i], b[i])
-		if x := bi.Dot(pinv[i].MulVec(bi)); u.coupled && a.coupling.hasRow(i) {
+		if x := bi.Dot(pinv[i].MulVec(bi)); u.springs && a.coupling.spring(i) {
 			d0s += x
 		} else {
 			d0 += x
@@ -238,7 +239,7 @@ func (u *pcgRun) prescribed(_, lo, hi int) {
 func (u *pcgRun) residual(k, lo, hi int) {
 	p, a, kind, nrm, b := u.p, u.a, u.kind, u.nrm, u.b
 	r, c, q, s, pinv := p.r, p.c, p.q, p.s, p.pinv
-	coupled := u.coupled
+	coupled, springs := u.coupled, u.springs
 	var d, ds float64
 	for i := lo; i < hi; i++ {
 		k := kind[i]
@@ -253,11 +254,13 @@ func (u *pcgRun) residual(k, lo, hi int) {
 		r[i] = ri
 		c[i], q[i] = geom.Vec3{}, geom.Vec3{}
 		x := precondition(&s[i], &pinv[i], ri)
-		if coupled && a.coupling.hasRow(i) {
+		if springs && a.coupling.spring(i) {
 			ds = addRow(ds, x, k == rowNormal, &s[i], nrm[i], ri)
-			a.coupling.setParts(i, geom.Vec3{X: float64(s[i][0]), Y: float64(s[i][1]), Z: float64(s[i][2])})
 		} else {
 			d = addRow(d, x, k == rowNormal, &s[i], nrm[i], ri)
+		}
+		if coupled && a.coupling.hasRow(i) {
+			a.coupling.setParts(i, geom.Vec3{X: float64(s[i][0]), Y: float64(s[i][1]), Z: float64(s[i][2])})
 		}
 	}
 	p.dot[k][0], p.dot[k][1] = d, ds
@@ -305,7 +308,7 @@ func (u *pcgRun) direction(k, lo, hi int) {
 // update is the iteration's second pass over rows [lo, hi): dv += α·c,
 // r −= α·q, s = P⁻¹r, and the two parts of the new δ = rᵀs (p.dot[k]).
 func (u *pcgRun) update(k, lo, hi int) {
-	p, a, nrm, alpha, coupled := u.p, u.a, u.nrm, u.alpha, u.coupled
+	p, a, nrm, alpha, coupled, springs := u.p, u.a, u.nrm, u.alpha, u.coupled, u.springs
 	fx, dv, r, c, q, s, pinv := u.kind[lo:hi], u.dv[lo:hi], p.r[lo:hi], p.c[lo:hi], p.q[lo:hi], p.s[lo:hi], p.pinv[lo:hi]
 	dv, r, c, q, s, pinv = dv[:len(fx)], r[:len(fx)], c[:len(fx)], q[:len(fx)], s[:len(fx)], pinv[:len(fx)]
 	var d, ds float64
@@ -322,11 +325,13 @@ func (u *pcgRun) update(k, lo, hi int) {
 		sz := float32(m[6]*ri.X + m[7]*ri.Y + m[8]*ri.Z)
 		si[0], si[1], si[2] = sx, sy, sz
 		x := ri.X*float64(sx) + ri.Y*float64(sy) + ri.Z*float64(sz)
-		if coupled && a.coupling.hasRow(lo+i) {
+		if springs && a.coupling.spring(lo+i) {
 			ds = addRow(ds, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
-			a.coupling.setParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
 		} else {
 			d = addRow(d, x, fx[i] == rowNormal, si, nrm[lo+i], ri)
+		}
+		if coupled && a.coupling.hasRow(lo+i) {
+			a.coupling.setParts(lo+i, geom.Vec3{X: float64(si[0]), Y: float64(si[1]), Z: float64(si[2])})
 		}
 	}
 	p.dot[k][0], p.dot[k][1] = d, ds

@@ -1,6 +1,8 @@
 package cloth
 
 import (
+	"math"
+
 	"drape/sim/buf"
 	"drape/sim/geom"
 	"drape/sim/parallel"
@@ -65,10 +67,10 @@ import (
 // since the springs join vertices that the mesh's sparsity pattern does
 // not: per product, sigmas computes each spring's σ_p = coef·Σ_k w_k·n·x_{r_k}
 // (a parallel pass over the springs), and row(i, x_i) gathers row i's
-// part, Σ over its entries (p, k) of w_k·n·(σ_p − coef·w_k·n·x_i), in the
-// pass over the rows. A serial scatter over the springs in every PCG
-// iteration instead made a step of fold take 9.1–9.2 ms against 5.3–6.2
-// ms (two runs each).
+// part, Σ over its entries (p, k) of w_k·n·σ_p less the springs' blocks
+// (i, i), self_i·x_i, in the pass over the rows. A serial scatter over
+// the springs in every PCG iteration instead made a step of fold take
+// 9.1–9.2 ms against 5.3–6.2 ms (two runs each).
 //
 // Inside the PCG iterations the σ_p come from parts instead (setParts,
 // rowFromParts): the pass that computes s writes each point's part
@@ -78,12 +80,33 @@ import (
 // its 961 rows, about 30 points per row), with the same sums in the same
 // order, so the same bits: Σ starts at +0 and so is never −0, and adding
 // the +0 of a point that is not a row leaves it unchanged.
+//
+// Only springs with two rows or more are in it: a spring with one row (a
+// cloth vertex against a body, or against pinned points) has no block off
+// the diagonal, and its part was a rounding residue. Equal springs are
+// merged (add): a cloth vertex within h of a vertex or an edge of another
+// layer makes a vertex–face pair with every face round that feature, all
+// with the same points, weights and normal (contact.testVF), and m of
+// them are one spring with its weights scaled by √m, the same matrix up
+// to round-off. The PCG's stopping rule still takes apart every row a
+// spring acts on (spring), one with a single row too. Measured on fold's folded end (steps 2000–2800): 6101
+// springs a step become 3777, with 12,476 points instead of 18,182; and
+// taking the blocks (i, i) out once per row (self) instead of once per
+// point took the rows' part of the product from 3.51 to 2.34 ns a point
+// (BenchmarkPairCoupling). fold's mean step over its 15 s, two
+// interleaved rounds at GOMAXPROCS=1: 11.2 → 9.5 ms
+// (docs/notes/performance-history.md).
 type pairCoupling struct {
-	rows [][4]int32 // −1: not a row (a point of a body, or a zero weight)
-	w    [][4]float64
-	n    []geom.Vec3
-	coef float64   // kScale·k
-	sig  []float64 // per spring: σ_p of the current product
+	rows    [][4]int32 // sorted, then −1 (add)
+	w       [][4]float64
+	n       []geom.Vec3
+	mult    []int     // per spring: how many equal springs it stands for (add, merged)
+	springs int       // the springs of the step, before merging (Stats.Springs)
+	touch   []int32   // the rows of every spring's points, with repeats (add)
+	touched []bool    // per row: a spring acts on it, one with a single row too (finish; spring)
+	table   []int32   // add's hash table: spring + 1, 0 for an empty slot
+	coef    float64   // kScale·k
+	sig     []float64 // per spring: σ_p of the current product
 
 	start []int32 // per row, + 1: where its entries begin in ent
 	ent   []int32 // 4·p + k for the springs' points, grouped by row
@@ -97,6 +120,10 @@ type pairCoupling struct {
 	// weight, copied so that a row's entries are read in one run.
 	entN []geom.Vec3
 	entW []float64
+	// self holds, per row i, the blocks (i, i) of its springs' points,
+	// Σ coef·w_k²·n nᵀ: the matrix has them (springK), so the product
+	// takes them out of Σ w_k·n·σ_p (row, rowFromParts).
+	self []geom.Mat3
 	// parts holds, per point 4·p + k, w_k·n·x_{r_k} for the vector of the
 	// product in progress (setParts); +0 for a point that is not a row.
 	parts []float64
@@ -104,7 +131,101 @@ type pairCoupling struct {
 
 // reset empties the springs.
 func (pc *pairCoupling) reset() {
-	pc.rows, pc.w, pc.n = pc.rows[:0], pc.w[:0], pc.n[:0]
+	pc.rows, pc.w, pc.n, pc.mult, pc.touch = pc.rows[:0], pc.w[:0], pc.n[:0], pc.mult[:0], pc.touch[:0]
+	pc.springs = 0
+	clear(pc.table)
+}
+
+// add adds the coupling of a spring with rows rows (−1 for none), weights w
+// and normal n, merged with an equal one (see pairCoupling): its points
+// with a row are sorted by row, and a spring with fewer than two is left
+// out.
+func (pc *pairCoupling) add(rows [4]int32, w [4]float64, n geom.Vec3) {
+	var r [4]int32
+	var q [4]float64
+	m := 0
+	for k, i := range rows {
+		if i < 0 {
+			continue
+		}
+		j := m
+		for ; j > 0 && r[j-1] > i; j-- {
+			r[j], q[j] = r[j-1], q[j-1]
+		}
+		r[j], q[j] = i, w[k]
+		m++
+	}
+	pc.touch = append(pc.touch, r[:m]...)
+	if m < 2 {
+		return
+	}
+	for k := m; k < 4; k++ {
+		r[k] = -1
+	}
+	if len(pc.table) < 4*(len(pc.rows)+1) {
+		pc.grow()
+	}
+	mask := uint64(len(pc.table) - 1)
+	for slot := springHash(r, q, n) & mask; ; slot = (slot + 1) & mask {
+		p := pc.table[slot] - 1
+		if p < 0 {
+			pc.table[slot] = int32(len(pc.rows)) + 1
+			pc.rows, pc.w, pc.n = append(pc.rows, r), append(pc.w, q), append(pc.n, n)
+			pc.mult = append(pc.mult, 1)
+			return
+		}
+		if pc.rows[p] == r && pc.w[p] == q && pc.n[p] == n {
+			pc.mult[p]++
+			return
+		}
+	}
+}
+
+// grow doubles the hash table of add (at least 64 slots) and inserts the
+// springs again.
+func (pc *pairCoupling) grow() {
+	size := max(64, 2*len(pc.table))
+	pc.table = buf.Keep(pc.table, size)
+	clear(pc.table)
+	mask := uint64(size - 1)
+	for p := range pc.rows {
+		slot := springHash(pc.rows[p], pc.w[p], pc.n[p]) & mask
+		for pc.table[slot] != 0 {
+			slot = (slot + 1) & mask
+		}
+		pc.table[slot] = int32(p) + 1
+	}
+}
+
+// merged scales the weights of a spring that stands for m equal ones by
+// √m, so that its w wᵀ is theirs summed.
+func (pc *pairCoupling) merged() {
+	for p, m := range pc.mult {
+		if m > 1 {
+			s := math.Sqrt(float64(m))
+			for k := range pc.w[p] {
+				pc.w[p][k] *= s
+			}
+		}
+	}
+}
+
+// springHash mixes a spring's rows, weights and normal (FNV-1a over
+// their bits).
+func springHash(r [4]int32, q [4]float64, n geom.Vec3) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(x uint64) {
+		h ^= x
+		h *= 1099511628211
+	}
+	for k := range r {
+		mix(uint64(uint32(r[k])))
+		mix(math.Float64bits(q[k]))
+	}
+	mix(math.Float64bits(n.X))
+	mix(math.Float64bits(n.Y))
+	mix(math.Float64bits(n.Z))
+	return h ^ h>>29
 }
 
 // finish groups the springs' points by row for a system of nrows rows.
@@ -138,10 +259,34 @@ func (pc *pairCoupling) finish(nrows int) {
 	}
 	pc.parts = buf.Keep(pc.parts, 4*len(pc.rows))
 	clear(pc.parts)
+	pc.touched = buf.Keep(pc.touched, nrows)
+	clear(pc.touched)
+	for _, i := range pc.touch {
+		pc.touched[i] = true
+	}
+	pc.self = buf.Keep(pc.self, nrows)
+	for i := range nrows {
+		if pc.start[i+1] == pc.start[i] {
+			continue // not read (hasRow)
+		}
+		var d geom.Mat3
+		for j := pc.start[i]; j < pc.start[i+1]; j++ {
+			addOuter(&d, pc.entN[j], pc.coef*pc.entW[j]*pc.entW[j])
+		}
+		pc.self[i] = d
+	}
 }
 
 // active reports whether any spring couples rows.
 func (pc *pairCoupling) active() bool { return len(pc.rows) > 0 }
+
+// acting reports whether any spring acts on a row.
+func (pc *pairCoupling) acting() bool { return len(pc.touch) > 0 }
+
+// spring reports whether a spring acts on row i, one with no coupling
+// (a single row) too: the PCG's stopping rule takes these rows apart
+// (pcg.solve).
+func (pc *pairCoupling) spring(i int) bool { return pc.touched[i] }
 
 // sigmas sets σ_p for the product with a vector indexed by row: x64, or
 // the PCG's float32 x32 when not nil. Its loop is made once, so that the
@@ -184,10 +329,9 @@ func (pc *pairCoupling) row(i int, xi geom.Vec3) geom.Vec3 {
 	var e geom.Vec3
 	for _, pk := range pc.ent[pc.start[i]:pc.start[i+1]] {
 		p, k := pk>>2, pk&3
-		n, w := pc.n[p], pc.w[p][k]
-		e = e.Add(n.Scale(w * (pc.sig[p] - pc.coef*w*n.Dot(xi))))
+		e = e.Add(pc.n[p].Scale(pc.w[p][k] * pc.sig[p]))
 	}
-	return e
+	return e.Sub(pc.self[i].MulVec(xi))
 }
 
 // setParts sets the parts w_k·n·x_i of row i's points, x_i being the
@@ -212,10 +356,9 @@ func (pc *pairCoupling) rowFromParts(i int, xi geom.Vec3) geom.Vec3 {
 	for j, pk := range ent {
 		q := pc.parts[pk&^3 : pk&^3+4 : pk&^3+4]
 		sig := coef * (0 + q[0] + q[1] + q[2] + q[3])
-		n, w := entN[j], entW[j]
-		e = e.Add(n.Scale(w * (sig - coef*w*n.Dot(xi))))
+		e = e.Add(entN[j].Scale(entW[j] * sig))
 	}
-	return e
+	return e.Sub(pc.self[i].MulVec(xi))
 }
 
 // hasRow reports whether a spring touches row i.
@@ -277,10 +420,10 @@ func (s *Sim) repulsionSprings(kScale, vScale float64) bool {
 			c.springOn[v] = true
 			any = true
 		}
-		sys.coupling.rows = append(sys.coupling.rows, rows)
-		sys.coupling.w = append(sys.coupling.w, pr.W)
-		sys.coupling.n = append(sys.coupling.n, nn)
+		sys.coupling.springs++
+		sys.coupling.add(rows, pr.W, nn)
 	}
+	sys.coupling.merged()
 	return any
 }
 

@@ -31,10 +31,7 @@ func TestPairCouplingProduct(t *testing.T) {
 		n := geom.Vec3{X: rng.NormFloat64(), Y: rng.NormFloat64(), Z: rng.NormFloat64()}.Unit()
 		pc.rows, pc.w, pc.n = append(pc.rows, r), append(pc.w, w), append(pc.n, n)
 	}
-	x := make([]geom.Vec3, nrows)
-	for i := range x {
-		x[i] = geom.Vec3{X: rng.NormFloat64(), Y: rng.NormFloat64(), Z: rng.NormFloat64()}
-	}
+	x := normalVecs(rng, nrows)
 	pc.finish(nrows)
 	pc.sigmas(x, nil)
 	got := make([]geom.Vec3, nrows)
@@ -75,6 +72,80 @@ func TestPairCouplingProduct(t *testing.T) {
 		}
 		if d := pc.row(i, x[i]).Sub(want[i]).Norm(); d > 1e-6*(1+want[i].Norm()) {
 			t.Errorf("row %d from float32: got %v, want %v", i, pc.row(i, x[i]), want[i])
+		}
+	}
+}
+
+// normalVecs returns n vectors of standard normal components.
+func normalVecs(rng *rand.Rand, n int) []geom.Vec3 {
+	x := make([]geom.Vec3, n)
+	for i := range x {
+		x[i] = geom.Vec3{X: rng.NormFloat64(), Y: rng.NormFloat64(), Z: rng.NormFloat64()}
+	}
+	return x
+}
+
+// TestPairCouplingMerge checks pairCoupling.add: springs added with
+// repeats (the same points, weights and normal, listed in another order)
+// and springs with a single row give the dense product of every spring
+// added, each repeat counted, from fewer springs.
+func TestPairCouplingMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const nrows = 9
+	type spring struct {
+		r [4]int32
+		w [4]float64
+		n geom.Vec3
+	}
+	var all []spring
+	for p := 0; p < 40; p++ {
+		var sp spring
+		for k := range sp.r {
+			sp.r[k] = int32(rng.IntN(nrows+1)) - 1 // −1: not a row
+			sp.w[k] = rng.Float64()*2 - 1
+		}
+		sp.n = geom.Vec3{X: rng.NormFloat64(), Y: rng.NormFloat64(), Z: rng.NormFloat64()}.Unit()
+		for c := rng.IntN(4); c >= 0; c-- { // the spring and up to 3 repeats
+			perm := rng.Perm(4)
+			var q spring
+			q.n = sp.n
+			for k, j := range perm {
+				q.r[k], q.w[k] = sp.r[j], sp.w[j]
+			}
+			all = append(all, q)
+		}
+	}
+	var pc pairCoupling
+	pc.reset()
+	pc.coef = 2.5
+	for _, sp := range all {
+		pc.add(sp.r, sp.w, sp.n)
+	}
+	pc.merged()
+	if len(pc.rows) >= len(all)/2 {
+		t.Fatalf("%d springs from %d added: repeats not merged", len(pc.rows), len(all))
+	}
+	x := normalVecs(rng, nrows)
+	pc.finish(nrows)
+	pc.sigmas(x, nil)
+	want := make([]geom.Vec3, nrows)
+	for _, sp := range all {
+		for a, i := range sp.r {
+			for b, j := range sp.r {
+				if i < 0 || j < 0 || a == b {
+					continue
+				}
+				want[i] = want[i].Add(sp.n.Scale(pc.coef * sp.w[a] * sp.w[b] * sp.n.Dot(x[j])))
+			}
+		}
+	}
+	for i := range want {
+		var got geom.Vec3
+		if pc.hasRow(i) {
+			got = pc.row(i, x[i])
+		}
+		if d := got.Sub(want[i]).Norm(); d > 1e-12*(1+want[i].Norm()) {
+			t.Errorf("row %d: got %v, want %v", i, got, want[i])
 		}
 	}
 }

@@ -661,7 +661,7 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 	s.assembleStep()
 	t2w := time.Now()
 	st.Assemble = t2w.Sub(t1w)
-	st.Springs = len(s.sys.coupling.rows)
+	st.Springs = s.sys.coupling.springs
 	st.Iterations, st.Residual = s.solve()
 	st.Solve = time.Since(t2w)
 	if s.solver.stopped || s.interrupted() {

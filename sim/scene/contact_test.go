@@ -111,9 +111,10 @@ func TestContactScenesIntersectionFree(t *testing.T) {
 // boundary), run with collisions and self-collision on, reaches zero
 // intersecting pairs within 1 s of simulated time by the exact oracle
 // (sim/internal/exact, independent of the collision code), stays at zero
-// to the end of 2 s, and stays finite and in place. Without untangling
+// to the end of 2 s, and stays finite. Without untangling
 // (cloth/untangle.go) the collisions held the tangle for the whole run.
 func TestTangledStartUntangles(t *testing.T) {
+	const tangledDrift = 30 // m after 2 s: 15 m/s on average (see below)
 	sim := buildScene(t, nil, "testdata/tangled.json")
 	before := len(exact.SelfIntersections(sim.Mesh.Pos, sim.Mesh.Tris))
 	if before == 0 {
@@ -143,8 +144,17 @@ func TestTangledStartUntangles(t *testing.T) {
 	if !sim.Finite() {
 		t.Fatal("the tangled cloth blew up")
 	}
+	// The cloth does not stay in place: untangling gives it momentum (the
+	// solve's answer round the corrected vertices; docs/robustness.md,
+	// "The tangled start drifts"), and it slides metres over the ground
+	// in these 2 s. With every vertex nudged by up to 0.05 µm from 18
+	// seeds the bounding box's diagonal at 2 s read 1.5–10.0 m, and
+	// 1.7–21.3 m once the springs' coupling was merged (a change of
+	// round-off only); the 5 m this checked before passed on the
+	// unnudged start by chance. What stays checked is that nothing flies
+	// off at the speed of a blow-up.
 	lo, hi := sim.Mesh.Bounds()
-	if d := hi.Sub(lo).Norm(); d > 5 {
+	if d := hi.Sub(lo).Norm(); d > tangledDrift {
 		t.Errorf("the tangled cloth spread over %.2f m", d)
 	}
 	_, spent := sim.Tangled()
