@@ -216,8 +216,11 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 // at 0.270 s (0.480 s) and the poke at 0.030 s, as before
 // (docs/robustness.md, twelfth session). The solve's own answer along the
 // correction's direction is replaced by it for that step; the
-// neighbours keep the momentum the solve gives them, which the
-// corrections on the contour's two sides, opposite, mostly cancel.
+// neighbours keep the momentum the solve gives them. The corrections on
+// a contour's two sides were meant to cancel it; on the tangled start
+// they do not: the cloth's mean horizontal velocity reaches 3.7 m/s
+// while it untangles in the air, and a take-back of that momentum kept
+// the tangle past 1 s (docs/robustness.md, "The tangled start drifts").
 //
 // Decision: the correction leaves the velocity when its step commits,
 // before the next solve. It used to be taken back after that solve. The
