@@ -89,13 +89,13 @@ import (
 // with the same points, weights and normal (contact.testVF), and m of
 // them are one spring with its weights scaled by √m, the same matrix up
 // to round-off. The PCG's stopping rule still takes apart every row a
-// spring acts on (spring), one with a single row too. Measured on fold's folded end (steps 2000–2800): 6101
-// springs a step become 3777, with 12,476 points instead of 18,182; and
-// taking the blocks (i, i) out once per row (self) instead of once per
-// point took the rows' part of the product from 3.51 to 2.34 ns a point
-// (BenchmarkPairCoupling). fold's mean step over its 15 s, two
-// interleaved rounds at GOMAXPROCS=1: 11.2 → 9.5 ms
-// (docs/notes/performance-history.md).
+// spring acts on (spring), one with a single row too. Measured on
+// fold's folded end (steps 2000–2800): 6101 springs a step become 3777,
+// with 12,476 points instead of 18,182; and taking the blocks (i, i) out
+// once per row (self) instead of once per point took the rows' part of
+// the product from 3.51 to 2.34 ns a point (BenchmarkPairCoupling).
+// fold's mean step over its 15 s, two interleaved rounds at
+// GOMAXPROCS=1: 11.2 → 9.5 ms (docs/notes/performance-history.md).
 type pairCoupling struct {
 	rows    [][4]int32 // sorted, then −1 (add)
 	w       [][4]float64
@@ -211,7 +211,8 @@ func (pc *pairCoupling) merged() {
 }
 
 // springHash mixes a spring's rows, weights and normal (FNV-1a over
-// their bits).
+// their bits, its high bits folded into the low ones that the table's
+// mask keeps).
 func springHash(r [4]int32, q [4]float64, n geom.Vec3) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(x uint64) {
