@@ -70,6 +70,19 @@ func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
 		}
 	}
 	j := dv.Scale(1 / den)
+	// The largest velocity change of a point, |w_k|/m_k·|J|, is capped at
+	// responseGain·|Δv| (see there).
+	scale := 1.0
+	var most float64
+	for k := 0; k < np; k++ {
+		if pr.bodyPts&(1<<k) == 0 {
+			most = max(most, math.Abs(pr.w[k])*s.c.InvMass[pr.ids[k]])
+		}
+	}
+	if g := most * j.Norm(); g > responseGain*dv.Norm() {
+		scale = responseGain * dv.Norm() / g
+		j = j.Scale(scale)
+	}
 	for k := 0; k < np; k++ {
 		if pr.bodyPts&(1<<k) != 0 {
 			continue
@@ -80,8 +93,23 @@ func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
 			s.dirtyNext[id] = true
 		}
 	}
-	return dvn / den
+	return scale * dvn / den
 }
+
+// responseGain caps a pair's impulse (impulse) so that no cloth point's
+// velocity changes by more than responseGain times the change Δv of the
+// pair's relative velocity. The impulse that changes it by exactly Δv
+// moves point k by w_k/m_k·Δv/(Σ w_i²/m_i), which is Δv/w_k when k is the
+// only point free to move: a cloth point at weight 6·10⁻⁴ of a face whose
+// other points are pinned or a body's took 6.8 km/s from a 4 m/s
+// approach, and each pass of CCD's responses then found more collisions
+// (33, 116, 9519, 77,562, 497,313 over five passes, vertex speeds of
+// 33,000 km/s), 39 s of one step of the monkey's bunny seed 411 before
+// the impact zones gave up (the step then went through on a retry).
+// Capped, such a pair is left to the next pass and the impact zones, which
+// move it rigidly or give up at once. 10 lets a point at weight 0.1 or
+// more take the whole change.
+const responseGain = 10.0
 
 // friction returns μ for a pair: the body's, or Params.Friction for
 // cloth–cloth.
