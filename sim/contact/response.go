@@ -70,8 +70,8 @@ func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
 		}
 	}
 	j := dv.Scale(1 / den)
-	// The largest velocity change of a point, |w_k|/m_k·|J|, is capped at
-	// responseGain·|Δv| (see there).
+	// The largest velocity change of a point, |w_k|/m_k·|J| with
+	// |J| = |Δv|/den, is capped at responseGain·|Δv| (see there).
 	scale := 1.0
 	var most float64
 	for k := 0; k < np; k++ {
@@ -79,8 +79,8 @@ func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
 			most = max(most, math.Abs(pr.w[k])*s.c.InvMass[pr.ids[k]])
 		}
 	}
-	if g := most * j.Norm(); g > responseGain*dv.Norm() {
-		scale = responseGain * dv.Norm() / g
+	if most > responseGain*den {
+		scale = responseGain * den / most
 		j = j.Scale(scale)
 	}
 	for k := 0; k < np; k++ {
