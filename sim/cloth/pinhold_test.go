@@ -37,13 +37,21 @@ func TestFailsafeHoldsScriptedPins(t *testing.T) {
 	}
 	from := s.Mesh.Pos[mid]
 	worst, behind := 0, 0.0
-	var slowest time.Duration
+	var slowest, heldWall, heldTotal time.Duration
+	held := 0
 	for i := 0; i < 60; i++ {
 		w0 := time.Now()
-		if _, err := s.Step(); err != nil {
+		st, err := s.Step()
+		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
-		slowest = max(slowest, time.Since(w0))
+		w := time.Since(w0)
+		slowest = max(slowest, w)
+		if st.Held > 0 {
+			held++
+			heldWall += w
+			heldTotal += st.Total()
+		}
 		m := s.Mesh
 		worst = max(worst, contact.IntersectingPairs(m.Pos, m.Tris))
 		behind = max(behind, from.Add(path.At(s.Time)).Sub(m.Pos[mid]).Norm())
@@ -51,10 +59,18 @@ func TestFailsafeHoldsScriptedPins(t *testing.T) {
 	m := s.Mesh
 	t.Logf("pin at y = %.3f m (path's end %.3f, the upper sheet at 0.03); %d failsafe steps; most behind its path %.3f m; most intersecting pairs %d; slowest step %v",
 		m.Pos[mid].Y, from.Y+0.2, s.Failsafes(), behind, worst, slowest)
+	t.Logf("%d steps held: their stats' total %v of %v wall", held, heldTotal, heldWall)
 	if s.Failsafes() == 0 && behind == 0 {
 		t.Fatalf("no step ended in the failsafe or held the pin: the test does not exercise the hold")
 	}
 	if worst > 0 {
 		t.Errorf("the scripted pin went through the upper sheet: up to %d intersecting triangle pairs (every face counted)", worst)
+	}
+	if held == 0 {
+		t.Errorf("no step's stats say it was held (StepStats.Held), yet the pin fell %.3f m behind its path", behind)
+	} else if heldTotal < heldWall*7/10 {
+		// The attempt given up is most of a held step's work; without it
+		// in the stats they read 0.41 of the held steps' wall time.
+		t.Errorf("the held steps' stats account for %v of their %v wall time: the given-up attempts' work is missing", heldTotal, heldWall)
 	}
 }

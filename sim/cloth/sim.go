@@ -84,6 +84,10 @@ type StepStats struct {
 	Springs    int               // repulsion springs in this step's solve (repulsion.go)
 	Strain     strainlimit.Stats // what strain limiting did
 	Substeps   int               // substeps the failsafe took for this step (0: none; see Step)
+	// Held counts the (sub)steps whose first attempt a blocked hand or
+	// pin gave up, taken again with the hands held (errBlocked). The
+	// given-up attempt's times and iterations are in the sums above.
+	Held int
 	// Retry is the error of the step's first attempt when the failsafe
 	// halved it (nil when it did not).
 	Retry error
@@ -607,9 +611,12 @@ func (s *Sim) advance(dt float64, depth int) (StepStats, error) {
 	s.strictSolve = depth > FailsafeDepth-pcgHalvings
 	st, err := s.advanceOnce()
 	if errors.Is(err, errBlocked) {
+		blocked := st
 		s.ct.holdHands = true
 		st, err = s.advanceOnce()
 		s.ct.holdHands = false
+		st.addWork(blocked)
+		st.Held++
 	}
 	if err == nil || depth == 0 || !errors.Is(err, ErrUnstable) {
 		return st, err
@@ -629,20 +636,28 @@ func (s *Sim) advance(dt float64, depth int) (StepStats, error) {
 // add adds the times, iterations and counts of b to a: the stats of a
 // step that took substeps.
 func (a *StepStats) add(b StepStats) {
-	a.Iterations += b.Iterations
+	a.addWork(b)
 	a.Residual = max(a.Residual, b.Residual)
+	a.Contact = b.Contact
+	a.Springs = max(a.Springs, b.Springs)
+	a.Strain = b.Strain
+	a.Substeps += b.Substeps
+	a.Held += b.Held
+	if a.Retry == nil {
+		a.Retry = b.Retry
+	}
+}
+
+// addWork adds the times and iterations of b to a: the work of an
+// attempt that a's step includes.
+func (a *StepStats) addWork(b StepStats) {
+	a.Iterations += b.Iterations
 	a.Assemble += b.Assemble
 	a.Solve += b.Solve
 	a.Other += b.Other
 	a.Limit += b.Limit
 	a.Collide += b.Collide
-	a.Contact = b.Contact
-	a.Springs = max(a.Springs, b.Springs)
-	a.Strain = b.Strain
-	a.Substeps += b.Substeps
-	if a.Retry == nil {
-		a.Retry = b.Retry
-	}
+	a.Adapt += b.Adapt
 }
 
 // advanceOnce takes phases 1–5 of one step of length s.params.Dt; on

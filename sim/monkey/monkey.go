@@ -586,7 +586,7 @@ func (r *run) step() (ok bool) {
 	if w := time.Since(w0); w > r.res.SlowestStep {
 		r.res.SlowestStep = w
 		if w > time.Second {
-			r.trace("slow step: %v (%d triangles, %d PCG iterations, %d substeps, strain passes %d, contact %+v)", w, s.Mesh.NumTris(), st.Iterations, st.Substeps, st.Strain.Passes, st.Contact)
+			r.trace("slow step: %v (%d triangles, %d PCG iterations, %d substeps, %d held, strain passes %d, contact %+v)", w, s.Mesh.NumTris(), st.Iterations, st.Substeps, st.Held, st.Strain.Passes, st.Contact)
 		}
 	}
 	if err != nil {
