@@ -208,10 +208,14 @@ const PinGap = 0.5
 func (s *Sim) apart(tgt []geom.Vec3) {
 	m := s.Mesh
 	s.carried = buf.Zeroed(s.carried, len(s.pins))
+	s.leaving = buf.Keep(s.leaving, len(s.pins))
+	for k, pk := range s.pins {
+		s.leaving[k] = pk.Path == nil && s.insideObstacle(pk.Target)
+	}
 	for range apartRounds {
 		moved := false
 		for k, pk := range s.pins {
-			if pk.Path != nil || s.insideObstacle(pk.Target) {
+			if pk.Path != nil || s.leaving[k] {
 				continue // scripted, or on its way out of an obstacle (pinsOutside)
 			}
 			// The nearest pin that this one's target comes too near

@@ -131,6 +131,7 @@ type Sim struct {
 	leashPin   []int32
 	leashBalls []leashBall
 	carried    []bool // apart's scratch: per pin, carried along by another in this step
+	leaving    []bool // apart's scratch: per pin, inside an obstacle on its way out (pinsOutside)
 	// carriedStretch's scratch: per vertex slot, within carryReach of the obstacle
 	nearObstacle []bool
 	drag         struct {
