@@ -903,7 +903,7 @@ var helpLines = [][2]string{
 var helpLimits = []string{
 	fmt.Sprintf("pins (a new one too), dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
 	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin, or next to it, by %.0f %% (%.0f %% of the strain limit when on)", 100*cloth.HandStretch, 100*cloth.HandLimitShare),
-	"a pin stops at the surface of an obstacle",
+	"a pin stops at the surface of an obstacle; one left inside while collisions were off goes out when they come back on",
 	fmt.Sprintf("a pin comes no nearer to another than %.0f %% of the cloth between them; a moving pin pushes it along", 100*cloth.PinGap),
 	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground, and, dragged while paused, at the cloth", 100*cloth.ObstacleClearance),
 	"an obstacle waits while the cloth it carries is stretched past the pins' limit",
