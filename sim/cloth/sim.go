@@ -588,7 +588,12 @@ var ErrUnconverged error = unconvergedError{}
 
 type unconvergedError struct{}
 
-func (unconvergedError) Error() string { return ErrUnstable.Error() }
+// Error says what happened rather than ErrUnstable's text: the monkey's
+// traces of a cap a slider lowered read "simulation became unstable" on
+// every halved step.
+func (unconvergedError) Error() string {
+	return "the solve did not converge within its iteration cap"
+}
 func (unconvergedError) Unwrap() error { return ErrUnstable }
 
 // pcgHalvings is how often the failsafe halves a step for an unconverged
