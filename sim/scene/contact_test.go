@@ -766,7 +766,7 @@ func TestCollisionsBackOnDeepInside(t *testing.T) {
 
 // TestCollisionsBackOnPinsInside: the ground scene's sheet falls through
 // the ground with collisions off and a person pins three of its vertices
-// where they lie, 0.3–0.6 m down; collisions back on send the pins out to
+// where they lie, about 0.6 m down; collisions back on send the pins out to
 // the surface at HandSpeed (cloth's pinsOutside), and within 1 s of it
 // the pins' targets are on the ground and no vertex is deeper than h.
 // Before, the pins held the sheet in: the monkey's seed 600 on ground
