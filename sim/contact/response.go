@@ -103,12 +103,13 @@ func (s *Solver) impulse(pr *pair, target, mu float64) float64 {
 // only point free to move: on the monkey's bunny seed 411 a cloth edge
 // from a dragged pin to a free vertex met an edge of the bunny at
 // 6.7·10⁻⁴ of its length from the pin (the other three points infinitely
-// heavy), the free vertex took 6.8 km/s from a 4.5 m/s approach, and each pass of CCD's responses then found more collisions
-// (33, 116, 9519, 77,562, 497,313 over five passes, vertex speeds of
-// 33,000 km/s), 39 s of one step before the impact zones gave up (the step then went through on a retry).
-// Capped, such a pair is left to the next pass and the impact zones, which
-// move it rigidly or give up at once. 10 lets a point at weight 0.1 or
-// more take the whole change.
+// heavy), the free vertex took 6.8 km/s from a 4.5 m/s approach, and
+// each pass of CCD's responses then found more collisions (33, 116,
+// 9519, 77,562, 497,313 over five passes, vertex speeds of 33,000 km/s),
+// 39 s of one step before the impact zones gave up (the step then went
+// through on a retry). Capped, such a pair is left to the next pass and
+// the impact zones, which move it rigidly or give up at once. 10 lets a
+// point at weight 0.1 or more take the whole change.
 const responseGain = 10.0
 
 // friction returns μ for a pair: the body's, or Params.Friction for
