@@ -323,8 +323,10 @@ func (s *Sim) checkVertex(v int32) error {
 
 // Pin holds vertex v on target (m) until Unpin. A new pin within
 // HandSpeed·Δt of v puts v on target at the end of the next step; a pin
-// that v already has (a scripted one becomes fixed), and a new one
-// farther from v, is moved by hand: its target travels towards the new
+// that v already has (a scripted one becomes fixed), a new one farther
+// from v, and a new one on a target inside an obstacle while collisions
+// are on (cloth left inside while they were off: the monkey's ground
+// seed 800; see pinsOutside) is moved by hand: its target travels towards the new
 // one at HandSpeed at most, stops short of stretching the cloth to
 // another pin by more than HandStretch (reachable) and stays the contact
 // thickness outside the obstacles (outside). It returns an error for a
@@ -348,7 +350,7 @@ func (s *Sim) Pin(v int32, target geom.Vec3) error {
 		return nil
 	}
 	p := Pin{Vertex: v, Target: target, Anchor: target, Goal: target}
-	if at := s.Mesh.Pos[v]; at.Sub(target).Norm() > HandSpeed*s.params.Dt {
+	if at := s.Mesh.Pos[v]; at.Sub(target).Norm() > HandSpeed*s.params.Dt || s.insideObstacle(target) {
 		p.Target, p.Anchor, p.Hand = at, at, true
 		p.Goal = s.outside(s.reachable(v, &at, target))
 	}
