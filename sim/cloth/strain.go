@@ -172,26 +172,28 @@ func stretchOnly(eps float64) strainlimit.Params {
 	return p
 }
 
-// strainLimits returns the limits in force for the step: the settings,
-// with ramp added to the stretch limits while a new limit closes in, or
-// with strain limiting off untangleLimits while the cloth is being
-// untangled and safetyLimits otherwise.
-func (s *Sim) strainLimits() (p strainlimit.Params, recover float64) {
-	p, recover = s.sl.p, StrainRecovery*s.params.Dt
+// strainLimits returns the limits in force for the step and the
+// limiter's Input.Recover: the settings, with ramp added to the stretch
+// limits while a new limit closes in, or with strain limiting off
+// untangleLimits while the cloth is being untangled and safetyLimits
+// otherwise; StrainRecovery·Δt, or untangleRecover while untangleLimits
+// hold on a cloth with pins.
+func (s *Sim) strainLimits() (p strainlimit.Params, recovery float64) {
+	p, recovery = s.sl.p, StrainRecovery*s.params.Dt
 	if !p.Enabled {
 		if un := &s.ct.un; un.active && !un.runaway {
 			if len(s.pins) > 0 {
-				recover = untangleRecover
+				recovery = untangleRecover
 			}
-			return untangleLimits, recover
+			return untangleLimits, recovery
 		}
-		return safetyLimits, recover
+		return safetyLimits, recovery
 	}
 	if s.sl.ramp > 0 {
 		p.MaxWeft = min(p.MaxWeft+s.sl.ramp, maxStretchLimit)
 		p.MaxWarp = min(p.MaxWarp+s.sl.ramp, maxStretchLimit)
 	}
-	return p, recover
+	return p, recovery
 }
 
 // maxStretchLimit is the largest stretch limit strainlimit.Params takes.
@@ -208,8 +210,8 @@ func (s *Sim) limitStrain(t1 float64) (strainlimit.Stats, error) {
 	m := s.Mesh
 	in := &s.sl.in
 	in.X0, in.V, in.InvMass, in.Rest, in.Tris = m.Pos, s.vHalf, s.invMass, m.Rest, m.Tris
-	p, recover := s.strainLimits()
-	in.Recover = recover
+	p, recovery := s.strainLimits()
+	in.Recover = recovery
 	st, err := s.sl.lim.Apply(in, s.params.Dt, p)
 	if err != nil {
 		return st, fmt.Errorf("step %d at t=%.3f s: strain limiting: %v: %w", s.Steps+1, t1, err, ErrUnstable)
