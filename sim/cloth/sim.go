@@ -326,11 +326,11 @@ func (s *Sim) checkVertex(v int32) error {
 // that v already has (a scripted one becomes fixed), a new one farther
 // from v, and a new one on a target inside an obstacle while collisions
 // are on (cloth left inside while they were off: the monkey's ground
-// seed 800; see pinsOutside) is moved by hand: its target travels towards the new
-// one at HandSpeed at most, stops short of stretching the cloth to
-// another pin by more than HandStretch (reachable) and stays the contact
-// thickness outside the obstacles (outside). It returns an error for a
-// missing vertex or a non-finite target.
+// seed 800; see pinsOutside) is moved by hand: its target travels
+// towards the new one at HandSpeed at most, stops short of stretching the
+// cloth to another pin by more than HandStretch (reachable) and stays the
+// contact thickness outside the obstacles (outside). It returns an error
+// for a missing vertex or a non-finite target.
 //
 // A new pin far from its vertex was put there in one step: the viewer
 // monkey on tablecloth (seed 39) reset the scene in the middle of a pin

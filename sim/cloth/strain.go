@@ -133,9 +133,9 @@ const SafetyStrain = 1.0
 // limiting off) with self-collision off for T = 0.76, 0.78, …, 1.06 s
 // and then on (693–3371 crossing pairs; 16 runs, 1.5 s each,
 // docs/robustness.md): free of crossings within 1 s in 15 runs, against
-// 6 with SafetyStrain, 9 with a limit of 20 % and 14 with 5 %; the 90th percentile of
-// strain at most 10 % against 28–55 %. The monkey's ground seed 600
-// passes its 40 s.
+// 6 with SafetyStrain, 9 with a limit of 20 % and 14 with 5 %; the 90th
+// percentile of strain at most 10 % against 28–55 %. The monkey's ground
+// seed 600 passes its 40 s.
 const untangleStrain = 0.1
 
 // untangleRecover is strainlimit.Input.Recover while untangleLimits
@@ -148,7 +148,7 @@ const untangleStrain = 0.1
 // Found on the monkey's fold seed 800 (hand pins and the scripted row,
 // contact back on with 612 crossing pairs): with StrainRecovery the
 // limiter pulled against the pins while the cloth untangled, and
-// 170–290 pairs stayed for 1.5 s; with this, 30–48, as with SafetyStrain
+// 170–290 pairs stayed for 1.5 s; with this, 29–48, as with SafetyStrain
 // alone (24–58; one run each, a chaotic trajectory). On drop-pile, which
 // has no pin, 15 of the 16 runs of untangleStrain's measurement are free
 // within 1 s with StrainRecovery and 11 with this value.
