@@ -720,6 +720,7 @@ func (s *Sim) advanceOnce() (StepStats, error) {
 			_, err = s.strainPass(t1, &st, true)
 		}
 		if err == nil {
+			s.beforeCCD()
 			err = sv.Continuous()
 		}
 		// The rounds after CCD responses, for the safety limit too

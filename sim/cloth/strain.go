@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"drape/sim/buf"
+	"drape/sim/geom"
+	"drape/sim/parallel"
 	"drape/sim/strainlimit"
 )
 
@@ -32,6 +34,10 @@ type strainState struct {
 	// strain (SetStrainParams, strainRamp); 0 otherwise.
 	ramp    float64
 	strains []float64 // SetStrainParams' scratch: per face slot
+	// ref holds, per vertex slot, x^n + Δt·v^{n+½} as the collisions'
+	// continuous stage of the step in progress found it (beforeCCD): the
+	// strains CCD's responses may not add to (strainLimits).
+	ref []geom.Vec3
 }
 
 // strainRamp is how fast a strain limit switched on or tightened closes
@@ -172,28 +178,76 @@ func stretchOnly(eps float64) strainlimit.Params {
 	return p
 }
 
-// strainLimits returns the limits in force for the step and the
-// limiter's Input.Recover: the settings, with ramp added to the stretch
-// limits while a new limit closes in, or with strain limiting off
-// untangleLimits while the cloth is being untangled and safetyLimits
-// otherwise; StrainRecovery·Δt, or untangleRecover while untangleLimits
-// hold on a cloth with pins.
-func (s *Sim) strainLimits() (p strainlimit.Params, recovery float64) {
+// strainLimits returns the limits in force for a pass of the step, the
+// limiter's Input.Recover and its Input.Ref: the settings, with ramp
+// added to the stretch limits while a new limit closes in; with strain
+// limiting off, untangleLimits while the cloth is being untangled,
+// safetyLimits in the first pass and, in the rounds after CCD's
+// responses (afterCCD), untangleLimits against the strains before them.
+// The recovery is StrainRecovery·Δt, or untangleRecover while
+// untangleLimits hold on a cloth with pins or after CCD.
+//
+// After CCD. With strain limiting off, the rounds after CCD's responses
+// hold every face to the larger of untangleStrain and its strain before
+// them (ref, beforeCCD): the responses may stretch no face further than
+// the solve left it, past 10 %, and what the solve stretched (a soft
+// cloth, a pin) is kept. Why: in a crumpled cloth, the solve relaxes a
+// stretch at speed, CCD stops the relaxing vertices against the next
+// layer and leaves the stretch in, and the next solve relaxes it again.
+// The repulsion springs (repulsion.go) break that for layers within h;
+// the layers farther apart, which a thin h leaves to CCD alone, it did
+// not. Measured (docs/robustness.md, "A thin cloth that boils"):
+//   - drop-pile at h = 0.94 mm (where the monkey's ground seed 600 left
+//     the thickness slider; 3 mm by default): CCD's responses added
+//     2–9 J a step of membrane energy at x^n + Δt·v^{n+½}, and the pile
+//     boiled and sped up, a mean vertex speed of 1.4 m/s at t = 5 s;
+//   - drop-pile over eight thicknesses from 0.8 to 1.4 mm, the mean
+//     speed over t ∈ (4, 6] s: 0.05–0.53 m/s before, four runs over
+//     0.45; 0.05–0.18 with this rule;
+//   - at the default 3 mm, eight nudged starts of each, over
+//     t ∈ (5, 6] s: bunny boiled in three (0.16–0.29 m/s) before and in
+//     none after (0.02–0.08); drop-pile 0.025–0.047 m/s before and
+//     0.023–0.175 after (median 0.036 → 0.046), its one cost.
+//
+// What is left on thin cloth (0.05–0.18 m/s against 0.02–0.06 at 3 mm)
+// is compression, which the limiter does not bound: 90 % of the
+// membrane energy CCD's responses add to the crumpled ball of ground
+// seed 600.
+func (s *Sim) strainLimits(afterCCD bool) (p strainlimit.Params, recovery float64, ref []geom.Vec3) {
 	p, recovery = s.sl.p, StrainRecovery*s.params.Dt
 	if !p.Enabled {
-		if un := &s.ct.un; un.active && !un.runaway {
+		switch un := &s.ct.un; {
+		case un.active && !un.runaway:
 			if len(s.pins) > 0 {
 				recovery = untangleRecover
 			}
-			return untangleLimits, recovery
+			return untangleLimits, recovery, nil
+		case afterCCD:
+			return untangleLimits, untangleRecover, s.sl.ref
 		}
-		return safetyLimits, recovery
+		return safetyLimits, recovery, nil
 	}
 	if s.sl.ramp > 0 {
 		p.MaxWeft = min(p.MaxWeft+s.sl.ramp, maxStretchLimit)
 		p.MaxWarp = min(p.MaxWarp+s.sl.ramp, maxStretchLimit)
 	}
-	return p, recovery
+	return p, recovery, nil
+}
+
+// beforeCCD keeps x^n + Δt·v^{n+½} in ref for the rounds after CCD's
+// responses (strainLimits), when strain limiting is off.
+func (s *Sim) beforeCCD() {
+	if s.sl.p.Enabled {
+		return
+	}
+	m := s.Mesh
+	dt := s.params.Dt
+	s.sl.ref = buf.Keep(s.sl.ref, len(m.Pos))
+	parallel.ForChunks(len(m.Pos), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.sl.ref[i] = m.Pos[i].Add(s.vHalf[i].Scale(dt))
+		}
+	})
 }
 
 // maxStretchLimit is the largest stretch limit strainlimit.Params takes.
@@ -202,16 +256,17 @@ const maxStretchLimit = 10
 // limitStrain limits the strain of x^{n+1} = x^n + Δt·v^{n+½} by changing
 // v^{n+½} (Tsiknis §2.1–2.3). Pinned vertices are held (inverse mass 0);
 // the vertex dragged with the mouse stays free, so the mouse spring
-// stretches instead of the cloth. On error vHalf is as it was.
-func (s *Sim) limitStrain(t1 float64) (strainlimit.Stats, error) {
+// stretches instead of the cloth. afterCCD: a round after CCD's
+// responses (strainLimits). On error vHalf is as it was.
+func (s *Sim) limitStrain(t1 float64, afterCCD bool) (strainlimit.Stats, error) {
 	if s.sl.lim == nil {
 		s.sl.lim = strainlimit.NewLimiter()
 	}
 	m := s.Mesh
 	in := &s.sl.in
 	in.X0, in.V, in.InvMass, in.Rest, in.Tris = m.Pos, s.vHalf, s.invMass, m.Rest, m.Tris
-	p, recovery := s.strainLimits()
-	in.Recover = recovery
+	p, recovery, ref := s.strainLimits(afterCCD)
+	in.Recover, in.Ref = recovery, ref
 	st, err := s.sl.lim.Apply(in, s.params.Dt, p)
 	if err != nil {
 		return st, fmt.Errorf("step %d at t=%.3f s: strain limiting: %v: %w", s.Steps+1, t1, err, ErrUnstable)
@@ -256,12 +311,13 @@ const strainRounds = 2
 // keeps the first pass's stats in st.Strain, with the last pass's
 // MaxStrainAfter, adds its time to st.Limit, and reports whether it
 // changed a velocity (marked for the solver's next continuous stage).
-// With strain limiting off it holds SafetyStrain (strainLimits).
+// With strain limiting off it holds SafetyStrain, and in the later rounds
+// no face past its strain before CCD's responses (strainLimits).
 func (s *Sim) strainPass(t1 float64, st *StepStats, first bool) (bool, error) {
 	t := time.Now()
 	sv := s.ct.solver
 	sv.Mark()
-	lst, err := s.limitStrain(t1)
+	lst, err := s.limitStrain(t1, !first)
 	if first {
 		st.Strain = lst
 	}

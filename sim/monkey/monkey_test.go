@@ -79,29 +79,14 @@ func TestMonkeyRolledEdge(t *testing.T) {
 	replaySeed(t, "hanging-irregular", 115, 6.5)
 }
 
-// TestMonkeyPinFans replays drop-pile seed 114: self-collision off from
-// 3.8 to 4.93 s while three pins are dragged through the pile. Untangling
-// left the faces of a pinned vertex out (the pin wins), so the crossings
-// that ran into a pin's fan could not close there, and 9 pairs lasted
-// past the grace from t = 6 s (4 failures in 10 s). Searched with them
-// (cloth's untangle), the run passes.
-func TestMonkeyPinFans(t *testing.T) {
-	replaySeed(t, "drop-pile", 114, 10)
-}
-
-// TestMonkeyOutOfTheBox: the monkey's drape-box seed 402 switched
-// collisions off at a reset and back on 0.69 s later, after the sheet,
-// held by a dragged pin, had fallen through the box: 85 vertices stayed
-// up to 18 cm inside it, and faces across it, for the rest of the 60 s
-// run (the first failure at t = 1.78 s, 10.5 s into the run), since a
-// mesh body was seen only within h of its triangles (contact/deep.go).
-// Replayed for its first 12 s: no cloth inside or across an obstacle
-// lasts past the grace. The run's cloth also tangles with itself there,
-// which this test leaves to the others (TestMonkeyRolledEdge and the
-// untangling tests).
-func TestMonkeyOutOfTheBox(t *testing.T) {
-	replayNothingInside(t, "drape-box", 402, 12)
-}
+// Replays retired: a replay guards its fix only while its play still
+// reaches the state it was written for, and every change to the physics
+// sends a chaotic play elsewhere. The strain hold after CCD (cloth's
+// strainLimits) did so to drop-pile seed 114 (the pin fans searched;
+// TestPinnedPokeUntangles in package cloth keeps that fix) and drape-box
+// seed 402 (cloth inside a box; scene.TestCollisionsBackOnInsideBox and
+// contact.TestClothLeavesBox keep it). What their new plays met instead
+// is in docs/robustness.md, "The strain hold after CCD, landed".
 
 // TestMonkeyPinsOutOfTheGround: the monkey's ground seed 600 switched
 // collisions off at 3.4 s into its fourth play of the scene, pinned four

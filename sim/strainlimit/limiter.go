@@ -108,6 +108,13 @@ type Input struct {
 	// halved steps only raised the speed (217, 329, 438, 516, 550 m/s).
 	// The cloth decides the bound (cloth.StrainRecovery).
 	Recover float64
+	// Ref, when set (a position per vertex slot), stands in for X0 in
+	// Recover's rule: a face over its limit has its strain at Ref, less
+	// Recover, as its limits. The cloth's rounds after the collisions'
+	// continuous stage set it to x^n + Δt·V before that stage, so that
+	// CCD's responses stretch no face further than the solve left it
+	// (the cloth's strainLimits).
+	Ref []geom.Vec3
 }
 
 // Stats reports one Apply.
@@ -370,6 +377,9 @@ func (l *Limiter) prepare(in *Input, dt float64) error {
 	if len(in.V) != n || len(in.InvMass) != n || len(in.Rest) != n {
 		return fmt.Errorf("strain limit: slice lengths differ: X0 %d, V %d, InvMass %d, Rest %d", n, len(in.V), len(in.InvMass), len(in.Rest))
 	}
+	if in.Ref != nil && len(in.Ref) != n {
+		return fmt.Errorf("strain limit: slice lengths differ: X0 %d, Ref %d", n, len(in.Ref))
+	}
 	// Tris equal to the last call's were checked when the topology was
 	// built from them, and InvMass equal to the last call's when the face
 	// constants were made: each is checked again only when it changed.
@@ -628,6 +638,9 @@ func (l *Limiter) relax() bool {
 
 func (l *Limiter) relaxFacesChunk(k, lo, hi int) {
 	x0, recover := l.in.X0, l.in.Recover
+	if l.in.Ref != nil {
+		x0 = l.in.Ref
+	}
 	n := 0
 	for _, f := range l.faces[lo:hi] {
 		lim := l.lim

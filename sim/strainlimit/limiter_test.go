@@ -387,3 +387,56 @@ func TestRecoverBoundsTheCall(t *testing.T) {
 		t.Errorf("pulled vertex at %.2f m/s with Recover, %.2f without: want at most %.2f, and a fifth of the plain one", speed(got), speed(plain), 2*recover*h/dt)
 	}
 }
+
+// TestRefStandsInForX0: a sheet at rest at x^n whose corner V stretches
+// 40 % along x, with Ref holding that corner stretched 25 % (where the
+// cloth's solve left it before CCD's responses stretched it further).
+// With Ref and a Recover of almost nothing, no face ends past its strain
+// at Ref (or Params' limit, if larger), and the corner stays stretched:
+// CCD's stretch is taken out and the solve's is kept. Without Ref the
+// same call pulls every face in to Params' 10 %, the limit of a face
+// within it at x^n.
+func TestRefStandsInForX0(t *testing.T) {
+	const dt, recover = 0.005, 1e-9
+	in := sheet(t, 20, 16, false, geom.Vec3{X: 1, Y: 1, Z: 1}, 0, dt, 1)
+	clear(in.V)
+	ref := append([]geom.Vec3(nil), in.X0...)
+	for i, x := range in.X0 {
+		if x.X < 0.3 && x.Y < 0.3 {
+			in.V[i].X = 0.4 * x.X / dt
+			ref[i].X *= 1.25
+		}
+	}
+	eRef := PrincipalStrains(ref, in.Rest, in.Tris, nil)
+	p := onParams()
+	p.Passes = 200
+	run := func(ref []geom.Vec3) []float64 {
+		got := clone(in)
+		got.Recover, got.Ref = recover, ref
+		if _, err := NewLimiter().Apply(got, dt, p); err != nil {
+			t.Fatal(err)
+		}
+		return PrincipalStrains(endPositions(got, dt), got.Rest, got.Tris, nil)
+	}
+	held, pulled := run(ref), run(nil)
+	tol := func(lim float64) float64 { return (1+lim)*(1+p.Tolerance) - 1 + 1e-9 }
+	var most, mostPulled float64
+	for f := range held {
+		if lim := max(p.MaxWeft, eRef[f]); held[f] > tol(lim) {
+			t.Errorf("face %d: strain %.4f with Ref, over its strain at Ref %.4f", f, held[f], lim)
+		}
+		if pulled[f] > tol(p.MaxWeft) {
+			t.Errorf("face %d: strain %.4f without Ref, over Params' %g", f, pulled[f], p.MaxWeft)
+		}
+		most, mostPulled = max(most, held[f]), max(mostPulled, pulled[f])
+	}
+	t.Logf("largest strain: at Ref %.3f, with Ref %.3f, without %.3f", maxOf(eRef), most, mostPulled)
+	if most < 0.2 {
+		t.Errorf("with Ref the corner came in to %.3f: Ref's strain (%.3f) was not its limit", most, maxOf(eRef))
+	}
+	short := clone(in)
+	short.Ref = ref[:len(ref)-1]
+	if _, err := NewLimiter().Apply(short, dt, p); err == nil {
+		t.Error("a Ref of the wrong length: no error")
+	}
+}
