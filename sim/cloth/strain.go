@@ -235,9 +235,10 @@ func (s *Sim) strainLimits(afterCCD bool) (p strainlimit.Params, recovery float6
 }
 
 // beforeCCD keeps x^n + Δt·v^{n+½} in ref for the rounds after CCD's
-// responses (strainLimits), when strain limiting is off.
+// responses (strainLimits), when strain limiting is off and the step has
+// collisions (without them there is no such round).
 func (s *Sim) beforeCCD() {
-	if s.sl.p.Enabled {
+	if s.sl.p.Enabled || !s.collides() {
 		return
 	}
 	m := s.Mesh
