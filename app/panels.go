@@ -908,7 +908,7 @@ var helpLimits = []string{
 	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground, and, dragged while paused, at the cloth", 100*cloth.ObstacleClearance),
 	"an obstacle waits while the cloth it carries is stretched past the pins' limit",
 	fmt.Sprintf("with strain limiting off, no part of the cloth stretches past %.0f %% (twice its length)", 100*cloth.SafetyStrain),
-	fmt.Sprintf("cloth found inside an obstacle (collisions switched back on over it) moves out at up to %g m/s and leaves it at %g m/s at most; in a box, a table or a mesh each piece leaves by one side, and faces caught across an edge slide off", contact.EscapeSpeed, contact.PushSpeed),
+	fmt.Sprintf("cloth found inside an obstacle (collisions switched back on over it) moves out by a tenth of its depth a step, at up to %g m/s, and leaves it at %g m/s at most; in a box, a table or a mesh each piece leaves by one side, and faces caught across an edge slide off", contact.EscapeSpeed, contact.PushSpeed),
 }
 
 // helpPanel sits in the right column between Stats and the legend, so it

@@ -140,7 +140,7 @@ func (s *Solver) repulse(pr *pair) float64 {
 	rate := repulsionRate * (s.p.Thickness - pr.d) / s.dt
 	j := s.impulse(pr, min(rate, PushSpeed), s.friction(pr))
 	if pr.body >= 0 && rate > PushSpeed {
-		s.escapeBody(pr, min((s.p.Thickness-pr.d)/s.dt, EscapeSpeed))
+		s.escapeBody(pr, min(rate, EscapeSpeed))
 	}
 	return j
 }
@@ -148,12 +148,12 @@ func (s *Solver) repulse(pr *pair) float64 {
 // EscapeSpeed caps the speed, m/s, at which cloth deep inside a body
 // moves out of it (escapeBody): 15 cm a step at Δt = 5 ms. Measured
 // (TestCollisionsBackOnDeepInside): a sheet that fell 9 m through the
-// ground while collisions were off (1.4 s) is out 0.33 s after they are
-// back on; at 10 m/s, and the escape at a tenth of the overlap a step as
-// the repulsion's, it took 0.99 s, and the monkey's two-sheets seed 200
-// (contact off for 1.4 s, part of the sheets deeper still) kept
-// vertices under the ground past its 1 s grace. A sheet 3 m down took
-// 1.6 s with PushSpeed alone.
+// ground while collisions were off (1.4 s) is out 0.44 s after they are
+// back on (0.33 s while the escape was the whole overlap a step); at
+// 10 m/s it took 0.99 s, and the monkey's two-sheets seed 200 (contact
+// off for 1.4 s, part of the sheets deeper still) kept vertices under
+// the ground past its 1 s grace. A sheet 3 m down took 1.6 s with
+// PushSpeed alone.
 const EscapeSpeed = 30.0
 
 // escapeBody raises the relative normal velocity of a body pair deeper
@@ -161,14 +161,49 @@ const EscapeSpeed = 30.0
 // without friction, and keeps the change per cloth vertex (Escape): a
 // displacement for this step, not momentum, which the caller takes back
 // from the velocity it carries into the next step. It is the split
-// impulse of rigid-body engines (Catto's pseudo-velocities): the whole
-// overlap is undone in the step, (h − d)/Δt, up to EscapeSpeed (repulse
-// calls it only where the repulsion's 0.1·(h − d)/Δt passes PushSpeed,
-// an overlap of over 10 cm at Δt = 5 ms, so that resting contact never
-// sees it), and the cloth leaves the body at PushSpeed at most, not
+// impulse of rigid-body engines (Catto's pseudo-velocities). repulse
+// calls it where the repulsion's 0.1·(h − d)/Δt passes PushSpeed, an
+// overlap of over 10 cm at Δt = 5 ms, so that resting contact never sees
+// it, with that same rate as the target, up to EscapeSpeed: the cloth
+// moves out by a tenth of its overlap a step, as the repulsion moves it
+// (Bridson et al. §7.2), and leaves the body at PushSpeed at most, not
 // at the 108 m/s that flung the monkey's ground seed 1. It goes through
 // the velocities before the CCD passes, which check it against the rest
 // of the cloth like any motion.
+//
+// Why a tenth, not the whole overlap a step (up to EscapeSpeed), as it
+// was from the twelfth session to the nineteenth. A displacement that
+// grows with the overlap more slowly than the overlap itself (here
+// 0.1·(h − d), and a constant beyond 1.5 m) keeps the order of the
+// layers of cloth inside a body: a deeper vertex never ends the step
+// shallower than a vertex above it, so no layer runs into another on
+// the way out. The whole overlap broke that at 10 cm: a layer 11 cm deep
+// jumped to the surface through the layers above it, which moved 1 cm
+// or less. In a crumpled ball fallen through the ground while collisions
+// were off (the monkey's bunny seed 901: 40 372 faces up to 0.5 m under
+// the ground, 663 crossing pairs), CCD and the impact zones stopped its
+// layers from each other at a cost of 18–42 s a step; and CCD's
+// inelastic impulses handed the escape's velocity on to the layers it
+// hit, as velocity they keep (only the vertex given an escape has it
+// taken back): six sheets stacked 3 cm apart, 5 cm under the ground,
+// left it at up to 39 m/s (TestLayersLeaveInOrder). Measured on the
+// bunny's state, its first four steps with collisions back (two runs at
+// once on two cores; docs/robustness.md, "The escape keeps the layers'
+// order"):
+//
+//	escape a step                  step times, s        CCD hits        zone vertices
+//	whole overlap, ≤ 30 m/s        42, 29, 18, 26       79 748–116 913  9362–11 921
+//	whole overlap, ≤ 5 m/s         2.1, 3.1, 3.4, 4.1   304–4464        ≤ 82
+//	0.1·(h − d), ≤ 30 m/s (this)   2.7, 5.7, 4.7, 4.0   217–4485        ≤ 677
+//	0.2·(h − d) beyond 10 cm       3.2, 6.5, 3.7, 4.4   843–6075        ≤ 274
+//	0.5·(h − d) beyond 10 cm       4.2, 19.9, 8.0, 5.5  2514–18 412     ≤ 2964
+//
+// (the 0.2 and 0.5 rows join the repulsion's 0.1·(h − d) at 10 cm). A
+// cap of 5 m/s does as well on the ball but is not order-keeping where
+// it meets the repulsion or a faster escape for deeper cloth (a sheet
+// 9 m down took 1.85 s at 5 m/s throughout); a tenth needs no constant
+// of its own. What is left of the ball's steps is the solve of 40 000
+// crumpled faces, retried as substeps at the PCG cap.
 func (s *Solver) escapeBody(pr *pair, target float64) {
 	if !s.escaped {
 		s.escape = buf.Zeroed(s.escape, len(s.c.V))
