@@ -159,7 +159,8 @@
 //     deeper in a body than that allows is moved out at the same tenth of
 //     its overlap a step, up to EscapeSpeed, by a displacement the cloth
 //     does not keep (Solver.Escape, a split impulse), which keeps the
-//     order of layers of cloth inside a body (response.go, escapeBody). A mesh body's triangles see the cloth only within h of
+//     order of layers of cloth inside a body (response.go, escapeBody).
+//     A mesh body's triangles see the cloth only within h of
 //     them: where the caller asks (Body.Inside), the cloth's vertices
 //     inside the body and its faces across it are pairs too, and pass the
 //     body's surface outwards (deep.go). The pairs it finds within h,
