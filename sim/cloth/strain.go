@@ -314,8 +314,8 @@ func (s *Sim) noFaster() {
 	parallel.ForChunks(len(s.vHalf), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := s.vHalf[i]
-			if n, n0 := v.Norm(), s.sl.pre[i].Norm(); n > n0 {
-				s.vHalf[i] = v.Scale(n0 / n)
+			if n2, n02 := v.Dot(v), s.sl.pre[i].Dot(s.sl.pre[i]); n2 > n02 { // the square roots only where it scales
+				s.vHalf[i] = v.Scale(math.Sqrt(n02) / math.Sqrt(n2))
 			}
 		}
 	})

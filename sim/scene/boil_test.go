@@ -105,13 +105,14 @@ func TestDraggedOverBunny(t *testing.T) {
 	velo := geom.Vec3{X: -8.81490384615313, Y: 8.157570773134438, Z: 19.5881590358063}
 	for _, f := range []float64{0.9, 1, 1.1, 1.2, 1.3} {
 		s := buildScene(t, sceneAssets, "bunny")
-		var from geom.Vec3
+		var from geom.Vec3 // the dragged vertex at t0
+		started := false
 		during, after := 0.0, 0.0
 		for s.Time < t1+1 {
 			switch {
 			case s.Time >= t0-1e-9 && s.Time < t1:
-				if from == (geom.Vec3{}) {
-					from = s.Mesh.Pos[v]
+				if !started {
+					from, started = s.Mesh.Pos[v], true
 				}
 				d := velo.Scale(f * (s.Time - t0))
 				if n := d.Norm(); n > reach {
