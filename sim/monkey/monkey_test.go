@@ -53,19 +53,6 @@ func TestMonkey(t *testing.T) {
 	}
 }
 
-// TestMonkeyZoneKeepsCorrection replays the run that found the
-// untangling's take-back undoing a correction the collision phase had
-// already undone (cloth.takeBackUntangle): drape-box seed 110, whose
-// self-collision comes back on after 0.9 s off at 6 s of play (56
-// crossing pairs). An impact zone moved the tangled region rigidly, the
-// take-back then removed each vertex's correction from that motion, and
-// the reversed corrections kept 4–17 pairs for 2.6 s. It fails at 7.05 s
-// without the fix (7 pairs for 1.05 s) and is free of crossings from
-// 6.5 s with it.
-func TestMonkeyZoneKeepsCorrection(t *testing.T) {
-	replaySeed(t, "drape-box", 110, 7.5)
-}
-
 // TestMonkeyRolledEdge replays the run that found untangling's
 // corrections undone by the cloth's elasticity (cloth's untangle, the
 // correction prescribed in the solve): hanging-irregular seed 115, reset
