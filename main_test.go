@@ -566,8 +566,9 @@ func TestCLIFabricTest(t *testing.T) {
 }
 
 // TestCLIBenchAll: "drape bench --scene A,B" prints one row per scene and
-// writes the rows as JSON; the flags that nudge or plot one comparison
-// are usage errors with a list; --cpuprofile writes a profile.
+// writes the rows as JSON; --starts pools each FEM scene's nudged starts
+// into its row; --plot is a usage error with a list; --cpuprofile writes
+// a profile.
 func TestCLIBenchAll(t *testing.T) {
 	dir := t.TempDir()
 	out, prof := filepath.Join(dir, "all.json"), filepath.Join(dir, "cpu.prof")
@@ -587,10 +588,28 @@ func TestCLIBenchAll(t *testing.T) {
 	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
 		t.Errorf("--cpuprofile: %v, %v", st, err)
 	}
-	for _, args := range [][]string{{"--starts", "2"}, {"--perturb", "3"}, {"--plot", dir}} {
-		code, _, stderr := runCLI(append([]string{"bench", "--scene", "all", "--seconds", "0.01"}, args...)...)
-		if code != 2 || !strings.Contains(stderr, "--scene all") {
-			t.Errorf("%v: got code=%d stderr=%q, want a usage error", args, code, stderr)
+	code, stdout, stderr = runCLI("bench", "--scene", "hanging,springs-small", "--seconds", "0.02", "--starts", "2", "--perturb", "3", "--json", out)
+	if code != 0 {
+		t.Fatalf("--starts 2: exit %d, stderr %q", code, stderr)
+	}
+	if want := "2 starts of each FEM scene (--perturb 3 to 4;"; !strings.Contains(stdout, want) {
+		t.Errorf("--starts 2: stdout lacks %q:\n%s", want, stdout)
+	}
+	m, data = readJSON(t, out)
+	rows, _ := m["scenes"].([]any)
+	if len(rows) != 2 {
+		t.Fatalf("--starts 2: JSON: want 2 scenes, got %s", data)
+	}
+	for i, want := range []struct {
+		starts, steps float64
+	}{{2, 8}, {1, 40}} { // hanging: 2 × 4 steps of 5 ms; springs-small: 40 of 0.5 ms, once
+		row, _ := rows[i].(map[string]any)
+		if row["starts"] != want.starts || row["steps"] != want.steps {
+			t.Errorf("--starts 2: row %d: starts %v, steps %v; want %v, %v", i, row["starts"], row["steps"], want.starts, want.steps)
 		}
+	}
+	code, _, stderr = runCLI("bench", "--scene", "all", "--seconds", "0.01", "--plot", dir)
+	if code != 2 || !strings.Contains(stderr, "--scene all") {
+		t.Errorf("--plot with all: got code=%d stderr=%q, want a usage error", code, stderr)
 	}
 }

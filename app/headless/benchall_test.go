@@ -58,3 +58,51 @@ func TestBenchAll(t *testing.T) {
 		t.Error("an unknown scene in the list: no error")
 	}
 }
+
+// TestBenchAllStarts: with --starts each FEM scene's row pools its
+// starts' steps (a spring scene runs once), and poolSides' figures are
+// those of the steps together: the mean and the median over all of them,
+// and the range of the starts' own means.
+func TestBenchAllStarts(t *testing.T) {
+	var clock time.Time
+	now := func() time.Time { clock = clock.Add(time.Millisecond); return clock }
+	res, err := BenchAll(BenchOptions{Scene: "hanging,springs-sheet", Seconds: 0.1, Starts: 3, Perturb: 5, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Starts != 3 || res.Perturb != 5 || len(res.Scenes) != 2 {
+		t.Fatalf("got %d starts from %d, %d rows; want 3 from 5, 2 rows", res.Starts, res.Perturb, len(res.Scenes))
+	}
+	if f := res.Scenes[0]; f.Scene != "hanging" || f.Starts != 3 || f.Steps != 60 || f.MeanLo != 1 || f.MeanHi != 1 {
+		t.Errorf("hanging: %d starts, %d steps, means %v–%v; want 3, 60, 1–1", f.Starts, f.Steps, f.MeanLo, f.MeanHi)
+	}
+	if f := res.Scenes[1]; f.Scene != "springs-sheet" || f.Starts != 1 || f.Steps != 200 {
+		t.Errorf("springs-sheet: %d starts, %d steps; want 1, 200", f.Starts, f.Steps)
+	}
+	var out bytes.Buffer
+	WriteBenchAllTable(&out, res)
+	if !strings.Contains(out.String(), "3 starts of each FEM scene (--perturb 5 to 7;") || !strings.Contains(out.String(), "| hanging | 5 | 1800 | 1.00 (1.00–1.00) |") {
+		t.Errorf("table:\n%s", out.String())
+	}
+
+	_, s := buildScene(t, "hanging")
+	side := func(ms ...int) *benchSide {
+		b := &benchSide{s: s}
+		for _, m := range ms {
+			b.rec.wall = append(b.rec.wall, time.Duration(m)*time.Millisecond)
+			b.rec.iters = append(b.rec.iters, m)
+			b.rec.adapt = append(b.rec.adapt, 0)
+			b.rec.collide = append(b.rec.collide, time.Duration(m)*time.Millisecond/2)
+			b.triSum += 100
+		}
+		b.run.PeakTriangles = 100 * len(ms)
+		return b
+	}
+	r, lo, hi := poolSides([]*benchSide{side(1, 3), side(8), side(2, 2, 2)})
+	if r.Steps != 6 || r.MsPerStepMean != 3 || r.MsPerStepMedian != 2 || r.PCGIterations != 3 || lo != 2 || hi != 8 {
+		t.Errorf("pooled: %d steps, mean %v, median %v, PCG %v, means %v–%v; want 6, 3, 2, 3, 2–8", r.Steps, r.MsPerStepMean, r.MsPerStepMedian, r.PCGIterations, lo, hi)
+	}
+	if r.CollideShare != 0.5 || r.AvgTriangles != 100 || r.PeakTriangles != 300 || !r.Finite {
+		t.Errorf("pooled: collision share %v, triangles %v (peak %d), finite %v; want 0.5, 100 (300), true", r.CollideShare, r.AvgTriangles, r.PeakTriangles, r.Finite)
+	}
+}
