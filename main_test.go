@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -611,5 +612,22 @@ func TestCLIBenchAll(t *testing.T) {
 	code, _, stderr = runCLI("bench", "--scene", "all", "--seconds", "0.01", "--plot", dir)
 	if code != 2 || !strings.Contains(stderr, "--scene all") {
 		t.Errorf("--plot with all: got code=%d stderr=%q, want a usage error", code, stderr)
+	}
+}
+
+// TestCapProcs: GOMAXPROCS above the CPUs the process may run on comes
+// down to them; a lower one stands.
+func TestCapProcs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	n := runtime.NumCPU()
+	runtime.GOMAXPROCS(n + 6)
+	capProcs()
+	if got := runtime.GOMAXPROCS(0); got != n {
+		t.Errorf("GOMAXPROCS %d on %d CPUs: capped to %d, want %d", n+6, n, got, n)
+	}
+	runtime.GOMAXPROCS(1)
+	capProcs()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS 1: became %d, want it to stand", got)
 	}
 }
