@@ -25,8 +25,9 @@ import (
 // perturbSize, cloth.Sim.Perturb), and its row pools their steps. Why:
 // the contact scenes are chaotic, and one start's cost is one
 // trajectory's. A nudge of 0.1 µm moved sphere-adaptive's mean triangles
-// over 15 s from 2709 to 2492–3671 (docs/robustness.md, "Cost on the
-// scripted scenes"), more than the change being measured there. The
+// over 15 s from 3045 (its own start) to 2492–3315, and without the
+// strain hold after CCD from 2709 to 3007–3671 (docs/robustness.md,
+// "Cost on the scripted scenes"): more than the hold itself did. The
 // spring scenes, which have no contact and no Perturb, run once from
 // their own start.
 
