@@ -81,7 +81,6 @@ func IsSceneList(s string) bool { return s == AllScenes || strings.Contains(s, "
 // or a spring cloth through a recorder alone.
 type allRun struct {
 	name, model string
-	start       int64 // the FEM cloth's Perturb seed; 0: the scene's own start
 	dt          float64
 	steps       int
 	fem         *benchSide
@@ -147,10 +146,6 @@ func figures(rs []*allRun) SceneFigures {
 // largest of the starts' own mean ms per step. It is finite when every
 // start is; its error joins theirs.
 func poolSides(sides []*benchSide) (r BenchRun, lo, hi float64) {
-	if len(sides) == 1 {
-		r = sides[0].result()
-		return r, r.MsPerStepMean, r.MsPerStepMean
-	}
 	var p benchSide
 	finite := true
 	var errs []string
@@ -215,7 +210,7 @@ func BenchAll(o BenchOptions) (BenchAllResult, error) {
 		}
 		var own []*allRun
 		for k := range starts {
-			r := &allRun{name: sc.Name, model: "fem", start: o.Perturb + int64(k)}
+			r := &allRun{name: sc.Name, model: "fem"}
 			if sc.IsSprings() {
 				if k > 0 {
 					break // no contact, no Perturb: one run
@@ -230,9 +225,9 @@ func BenchAll(o BenchOptions) (BenchAllResult, error) {
 				if err != nil {
 					return res, fmt.Errorf("scene %s: %w", sc.Name, err)
 				}
-				if r.start != 0 {
-					if err := s.Perturb(r.start, perturbSize); err != nil {
-						return res, fmt.Errorf("scene %s, --perturb %d: %w", sc.Name, r.start, err)
+				if seed := o.Perturb + int64(k); seed != 0 { // 0: the scene's own start
+					if err := s.Perturb(seed, perturbSize); err != nil {
+						return res, fmt.Errorf("scene %s, --perturb %d: %w", sc.Name, seed, err)
 					}
 				}
 				r.dt, r.fem = sc.Params.Dt, &benchSide{s: s, now: o.Now}
