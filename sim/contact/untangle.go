@@ -103,11 +103,14 @@ type Untangler struct {
 	x      []geom.Vec3
 	tris   [][3]int32
 
-	pairs  [][2]int32
-	grad   []geom.Vec3 // −∂L/∂x per vertex slot
-	faces  []uint8     // per face slot: 0, Band or Crossing
-	verts  []bool      // per vertex slot: a corner of a tangled face
-	length float64
+	pairs    [][2]int32  // the crossing pairs, then the tight ones (tightPairs)
+	crossing int         // how many of pairs share no vertex
+	tight    []bool      // tightPairs' scratch: per face slot, on a contour
+	queue    []int32     // tightPairs' scratch: the faces to search from
+	grad     []geom.Vec3 // −∂L/∂x per vertex slot
+	faces    []uint8     // per face slot: 0, Band or Crossing
+	verts    []bool      // per vertex slot: a corner of a tangled face
+	length   float64
 
 	contour []int32 // per face slot: its contour (Contour), −1 for none
 	comp    []int32 // contours' scratch: per face slot, a pair through it
@@ -137,11 +140,12 @@ type Untangler struct {
 // IntersectingPairs' test, in the same grid, and computes the contour's
 // length and gradient and the tangled faces and vertices (Rings rings
 // round the intersecting faces, and with Adj the regions small contours
-// enclose). It returns the number of pairs; when it
-// is 0 the gradient is zero and nothing is tangled. Gradient, Faces,
-// Verts and Pairs are valid until the next call.
+// enclose), the contours closed through the tight pairs that join them
+// (untangle_tight.go). It returns the number of pairs that share no
+// vertex; when it is 0 the gradient is zero and nothing is tangled.
+// Gradient, Faces, Verts and Pairs are valid until the next call.
 func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
-	u.pairs = u.pairs[:0]
+	u.pairs, u.crossing = u.pairs[:0], 0
 	u.length = 0
 	u.grad = buf.Grow(u.grad, len(x))
 	u.faces = buf.Grow(u.faces, len(tris))
@@ -176,10 +180,19 @@ func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 	}
 	clear(u.grad)
 	u.cuts = u.cuts[:0]
+	u.crossing = len(u.pairs)
+	u.tightPairs(x, tris)
 	for i, p := range u.pairs {
 		var pts [6]endPoint
-		n := endPoints(x, tris[p[0]], tris[p[1]], &pts)
-		u.length += pairGradient(pts[:n], u.grad)
+		var n int
+		if i < u.crossing {
+			n = endPoints(x, tris[p[0]], tris[p[1]], &pts)
+			u.length += pairGradient(pts[:n], u.grad)
+		} else {
+			var v int32
+			v, n = tightEnds(x, tris[p[0]], tris[p[1]], &pts)
+			u.length += tightGradient(x, v, pts[:n], u.grad)
+		}
 		if len(u.Adj) == len(tris) {
 			u.addCuts(x, pts[:n], int32(i))
 		}
@@ -191,7 +204,7 @@ func (u *Untangler) Find(x []geom.Vec3, tris [][3]int32) int {
 	}
 	u.contours(tris)
 	u.regions(x, tris)
-	return len(u.pairs)
+	return u.crossing
 }
 
 // findChunk is Find's query for faces [lo, hi): each face against the
@@ -255,12 +268,14 @@ func (u *Untangler) flag(tris [][3]int32) {
 	}
 }
 
-// Pairs returns the intersecting face pairs of the last Find, (f, g) with
-// f < g.
-func (u *Untangler) Pairs() [][2]int32 { return u.pairs }
+// Pairs returns the intersecting face pairs of the last Find that share
+// no vertex, (f, g) with f < g: the pairs the exact oracle counts, and
+// not the tight ones (tightPairs).
+func (u *Untangler) Pairs() [][2]int32 { return u.pairs[:u.crossing] }
 
 // Length returns the length of the last Find's intersection contour, m:
-// Σ over the pairs of the length of their intersection segment.
+// Σ over the pairs, the tight ones too, of the length of their
+// intersection segment.
 func (u *Untangler) Length() float64 { return u.length }
 
 // Gradient returns −∂L/∂x per vertex slot (dimensionless) of the last
@@ -336,30 +351,37 @@ func endPoints(x []geom.Vec3, t, u [3]int32, pts *[6]endPoint) int {
 		if side == 1 {
 			a3, b3 = u, t
 		}
-		p0, p1, p2 := x[b3[0]], x[b3[1]], x[b3[2]]
 		for i := 0; i < 3; i++ {
-			a, b := a3[i], a3[(i+1)%3]
-			xa, xb := x[a], x[b]
-			if !segmentCrosses(xa, xb, p0, p1, p2) {
-				continue
+			if edgeEnd(x, a3[i], a3[(i+1)%3], b3, &pts[n]) {
+				n++
 			}
-			nn := p1.Sub(p0).Cross(p2.Sub(p0))
-			e := xb.Sub(xa)
-			ne := nn.Dot(e)
-			if ne == 0 {
-				continue
-			}
-			tt := nn.Dot(p0.Sub(xa)) / ne
-			p := xa.Add(e.Scale(tt))
-			// Barycentric coordinates of P from the sub-areas along n.
-			nn2 := nn.Dot(nn)
-			w1 := p.Sub(p0).Cross(p2.Sub(p0)).Dot(nn) / nn2
-			w2 := p1.Sub(p0).Cross(p.Sub(p0)).Dot(nn) / nn2
-			pts[n] = endPoint{a: a, b: b, tri: b3, t: tt, w: [3]float64{1 - w1 - w2, w1, w2}, p: p, e: e, n: nn}
-			n++
 		}
 	}
 	return n
+}
+
+// edgeEnd sets *p to the end point where edge (a, b) crosses triangle tri
+// and reports whether it does (segmentCrosses' test).
+func edgeEnd(x []geom.Vec3, a, b int32, tri [3]int32, p *endPoint) bool {
+	p0, p1, p2 := x[tri[0]], x[tri[1]], x[tri[2]]
+	xa, xb := x[a], x[b]
+	if !segmentCrosses(xa, xb, p0, p1, p2) {
+		return false
+	}
+	nn := p1.Sub(p0).Cross(p2.Sub(p0))
+	e := xb.Sub(xa)
+	ne := nn.Dot(e)
+	if ne == 0 {
+		return false
+	}
+	tt := nn.Dot(p0.Sub(xa)) / ne
+	q := xa.Add(e.Scale(tt))
+	// Barycentric coordinates of P from the sub-areas along n.
+	nn2 := nn.Dot(nn)
+	w1 := q.Sub(p0).Cross(p2.Sub(p0)).Dot(nn) / nn2
+	w2 := p1.Sub(p0).Cross(q.Sub(p0)).Dot(nn) / nn2
+	*p = endPoint{a: a, b: b, tri: tri, t: tt, w: [3]float64{1 - w1 - w2, w1, w2}, p: q, e: e, n: nn}
+	return true
 }
 
 // farthest returns the two points of pts farthest apart, or −1, −1 for
