@@ -115,6 +115,34 @@ func TestLargePileUntanglesUnstretched(t *testing.T) {
 	}
 }
 
+// TestTightFoldsUntangle: drop-pile with self-collision off for T = 0.79
+// and 0.85 s is free of crossings 1 s after it comes back on. Both were
+// among the piles that stayed crossed longest while untangling saw only
+// the pairs that share no vertex: 28 and 8 pairs 1 s after the switch,
+// and both still crossed 2.5 s after it; with the tight pairs on their
+// contours (contact/untangle_tight.go) they are free 0.30 and 0.075 s
+// after it (docs/robustness.md, "Tight folds").
+func TestTightFoldsUntangle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("long physics run; it runs without the race detector")
+	}
+	for _, off := range []float64{0.79, 0.85} {
+		sim := pileSwitchedOn(t, off)
+		dt := sim.Params().Dt
+		b := len(exact.SelfIntersections(sim.Mesh.Pos, sim.Mesh.Tris))
+		for i := 0; i < int(math.Round(1/dt)); i++ {
+			if _, err := sim.Step(); err != nil {
+				t.Fatalf("T=%.2f, t=%.3f s: %v", off, sim.Time, err)
+			}
+		}
+		a := len(exact.SelfIntersections(sim.Mesh.Pos, sim.Mesh.Tris))
+		t.Logf("T=%.2f: %d intersecting pairs when self-collision came back, %d 1 s later", off, b, a)
+		if b == 0 || a > 0 {
+			t.Errorf("T=%.2f: %d intersecting pairs when self-collision came back, %d 1 s later; want some, then none", off, b, a)
+		}
+	}
+}
+
 // pileSwitchedOn returns drop-pile run for off s with self-collision off,
 // with self-collision just switched back on.
 func pileSwitchedOn(t *testing.T, off float64) *cloth.Sim {
