@@ -944,9 +944,11 @@ func (s *Sim) gatherRows(extrapolate bool) {
 				s.rowKind[i], s.rowN[i] = rowNormal, n
 			case s.ct.un.had && s.ct.un.corr[v] != geom.Vec3{}:
 				// An untangling correction (untangle.go): its velocity
-				// change along its direction.
+				// change along its direction, from a velocity that no
+				// longer moves against it (untangleStop).
 				c := s.ct.un.corr[v]
-				s.rowKind[i], s.rowN[i], s.rowZ[i] = rowNormal, c.Scale(1/c.Norm()), c
+				n := c.Scale(1 / c.Norm())
+				s.rowKind[i], s.rowN[i], s.rowZ[i] = rowNormal, n, c.Add(n.Scale(untangleStop(n, s.Mesh.Vel[v])))
 				s.ct.un.inSolve[v] = true
 			default:
 				s.rowKind[i] = rowFree

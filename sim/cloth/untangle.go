@@ -179,8 +179,9 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     enclose back to their side (Baraff, Witkin & Kass 2003 §3;
 //     contact/untangle_regions.go): g·untangleSpeed/max(1, |g|) times
 //     the vertex's gain (correctionGain). The solve prescribes it as a
-//     change of the vertex's velocity along its direction (gatherRows);
-//     a vertex whose row the solve already constrains (a resting
+//     change of the vertex's velocity along its direction (gatherRows),
+//     from a velocity stopped along it where it moved against it
+//     (untangleStop); a vertex whose row the solve already constrains (a resting
 //     contact's normal) takes it on v^{n+½} after the solve
 //     (untangleVelocity). untangle also hands the collision stages the
 //     tangled faces (one ring round the crossing ones) and their
@@ -263,10 +264,9 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 // An untangled cloth costs one Find every untangleEvery steps (see
 // there for the figures). Measured: the tangled start of
 // scene/testdata/tangled.json (125 crossing pairs, two 512-face sheets
-// through each other) is free of crossings 0.22 s after the start (0.30 s
-// before untangleStrain; the horizontal sheet falls through the vertical
-// one, which has landed, and the contour leaves the vertical sheet's
-// top); a vertex of two-sheets
+// through each other) is free of crossings 0.105 s after the start
+// (0.22 s before untangleStop, 0.30 s before untangleStrain); a vertex of
+// two-sheets
 // put 5 cm through the upper sheet (18 pairs) is free 0.03 s after
 // (scene.TestTangledStartUntangles, TestPokedThroughUntangles).
 func (s *Sim) untangle() {
@@ -365,6 +365,38 @@ func (s *Sim) untangle() {
 		un.corr[v] = d
 	}
 	un.had = true
+}
+
+// untangleStop returns the speed by which a vertex's velocity vel moves
+// against the unit direction n of its untangling correction (0 when it
+// does not): gatherRows prescribes the correction's velocity change on
+// top of that, so a corrected vertex starts the step at rest along n and
+// then moves by the correction, as a colliding pair that the collision
+// phase stops inelastically would. takeBackUntangle takes back only the
+// correction itself, so the stop stays: the vertex keeps no velocity into
+// the tangle.
+//
+// Why. The collision phase skips the pairs of a contour's tangled faces
+// (tangledFaces), so nothing else stops two layers of a tangle moving
+// through each other, and a crumpled sheet carries their momentum into
+// the tangle step after step. Found by the monkey (ground-angled seed 921
+// × 8 s: collisions off for 1.3 s, back on over a sheet 0.75 m under the
+// ground): after the escape one contour of 40–70 crossing pairs stayed
+// for over 2 s with no input at all. A throwaway hook split each step's
+// change of the contour length L (0.35–0.5 m) into its parts, in means
+// over 10 steps: the solve's own motion lengthened it by 0.1–1.8 m a
+// step, the correction shortened it by 0.07–0.7 m, and the collision
+// phase took back the difference but for millimetres, so L stayed. The
+// corrections' momentum, which the corrected vertices' neighbours keep,
+// meanwhile slid the sheet over flat ground at 3.5–9.8 m/s
+// (docs/robustness.md, "A large tangle that stalls with no input"). With
+// the stop, and no input after the switch, the sheet is free 0.9 s after
+// it and comes to rest (0.02 m/s); the play passes. Only the component
+// along the correction is stopped, and only for the vertices a
+// correction moves; a vertex whose row a resting contact holds
+// (untangleVelocity) gets its correction alone.
+func untangleStop(n, vel geom.Vec3) float64 {
+	return max(0, -n.Dot(vel))
 }
 
 // untangleVelocity sets v^{n+½} and base of each vertex untangle gave a

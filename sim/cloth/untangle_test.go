@@ -463,3 +463,61 @@ func TestUntangleInSolve(t *testing.T) {
 		t.Errorf("the sheet round the poke does not follow its correction: %d vertices at %v m/s on average, correction %v m/s", k, follow/float64(max(k, 1)), cm.Norm())
 	}
 }
+
+// TestUntangleStops: a corrected vertex that moves against its correction
+// is stopped along it before the correction is added (untangleStop), as
+// the collision phase would stop it were its faces not exempt, and one
+// that moves along it keeps that speed: after the solve its velocity
+// along the correction is max(v·n, 0) + |c|. The poked sheets, with every
+// corrected vertex given ±1.5 m/s along its correction in turn.
+func TestUntangleStops(t *testing.T) {
+	m, _ := pokedSheets(t, 6)
+	s := untangledOnce(t, m)
+	un := &s.ct.un
+	dirs := map[int]geom.Vec3{}
+	k := 0
+	for v, c := range un.corr {
+		if c == (geom.Vec3{}) {
+			continue
+		}
+		n := c.Scale(1 / c.Norm())
+		dirs[v] = n
+		speed := 1.5
+		if k%2 == 0 {
+			speed = -1.5
+		}
+		s.Mesh.Vel[v] = n.Scale(speed)
+		k++
+	}
+	if k < 2 {
+		t.Fatalf("%d corrected vertices; want some of each kind", k)
+	}
+	clear(s.dv)
+	clear(s.dvOld)
+	s.untangle()
+	s.prescribe(s.Time + s.params.Dt)
+	s.assembleStep()
+	s.solve()
+	s.averageVelocity()
+	stopped := 0
+	for v, n := range dirs {
+		c := un.corr[v]
+		if c == (geom.Vec3{}) || !un.inSolve[v] {
+			t.Fatalf("vertex %d: correction %v, in the solve %v; want both", v, c, un.inSolve[v])
+		}
+		if c.Scale(1/c.Norm()).Sub(n).Norm() > 1e-9 {
+			t.Fatalf("vertex %d: the correction turned (%v, was along %v)", v, c, n)
+		}
+		before := s.Mesh.Vel[v].Dot(n)
+		want := max(before, 0) + c.Norm()
+		if got := s.vHalf[v].Dot(n); math.Abs(got-want) > 1e-6 {
+			t.Errorf("vertex %d: velocity along its correction %.6f m/s before the step, %.6f after the solve; want %.6f", v, before, got, want)
+		}
+		if before < 0 {
+			stopped++
+		}
+	}
+	if stopped == 0 {
+		t.Error("no vertex moved against its correction: the test checks nothing")
+	}
+}

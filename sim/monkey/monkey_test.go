@@ -66,6 +66,17 @@ func TestMonkeyRolledEdge(t *testing.T) {
 	replaySeed(t, "hanging-irregular", 115, 6.5)
 }
 
+// TestMonkeyTangleStops replays the run that found the layers of a
+// tangle carried through each other by their own momentum (cloth's
+// untangleStop): ground-angled seed 921, collisions off from 2.93 s to
+// 4.24 s over a sheet that fell 0.75 m through the ground. After the
+// escape one contour of 40–70 crossing pairs stayed while the sheet slid
+// at up to 9.8 m/s (the first failure at t = 5.3 s); with the stop it is
+// free at about 5.0 s. 5.5 s of play, past that failure.
+func TestMonkeyTangleStops(t *testing.T) {
+	replaySeed(t, "ground-angled", 921, 5.5)
+}
+
 // Replays retired: a replay guards its fix only while its play still
 // reaches the state it was written for, and every change to the physics
 // sends a chaotic play elsewhere. The strain hold after CCD (cloth's
