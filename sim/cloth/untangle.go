@@ -181,8 +181,8 @@ func (s *Sim) Tangled() (bool, int) { return s.ct.un.active, s.ct.un.steps }
 //     the vertex's gain (correctionGain). The solve prescribes it as a
 //     change of the vertex's velocity along its direction (gatherRows),
 //     from a velocity stopped along it where it moved against it
-//     (untangleStop); a vertex whose row the solve already constrains (a resting
-//     contact's normal) takes it on v^{n+½} after the solve
+//     (untangleStop); a vertex whose row the solve already constrains
+//     (a resting contact's normal) takes it on v^{n+½} after the solve
 //     (untangleVelocity). untangle also hands the collision stages the
 //     tangled faces (one ring round the crossing ones) and their
 //     contours (contact.Untangler.Contour); the collision phase skips
