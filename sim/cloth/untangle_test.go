@@ -385,6 +385,22 @@ func untangleAlone(s *Sim) {
 	s.untangleVelocity()
 }
 
+// solveUntangled runs one step of s up to v^{n+½} from a cold start:
+// untangle (its corrections dropped unless correct), the prescriptions,
+// the assembly and the solve.
+func solveUntangled(s *Sim, correct bool) {
+	clear(s.dv)
+	clear(s.dvOld)
+	s.untangle()
+	if !correct {
+		clear(s.ct.un.corr)
+	}
+	s.prescribe(s.Time + s.params.Dt)
+	s.assembleStep()
+	s.solve()
+	s.averageVelocity()
+}
+
 // TestUntangleInSolve: the solve prescribes each free vertex's correction
 // as its velocity change along it, and the cloth round the vertex
 // follows it, as it follows a dragged pin; a vertex whose row the solve
@@ -407,16 +423,7 @@ func TestUntangleInSolve(t *testing.T) {
 	s.normal[held] = geom.Vec3{Y: 1}
 	s.constrained = append(s.constrained, held)
 	solveOnce := func(correct bool) []geom.Vec3 {
-		clear(s.dv)
-		clear(s.dvOld)
-		s.untangle()
-		if !correct {
-			clear(s.ct.un.corr)
-		}
-		s.prescribe(s.Time + s.params.Dt)
-		s.assembleStep()
-		s.solve()
-		s.averageVelocity()
+		solveUntangled(s, correct)
 		s.untangleVelocity()
 		return append([]geom.Vec3(nil), s.vHalf...)
 	}
@@ -492,13 +499,7 @@ func TestUntangleStops(t *testing.T) {
 	if k < 2 {
 		t.Fatalf("%d corrected vertices; want some of each kind", k)
 	}
-	clear(s.dv)
-	clear(s.dvOld)
-	s.untangle()
-	s.prescribe(s.Time + s.params.Dt)
-	s.assembleStep()
-	s.solve()
-	s.averageVelocity()
+	solveUntangled(s, true)
 	stopped := 0
 	for v, n := range dirs {
 		c := un.corr[v]
