@@ -30,8 +30,8 @@ import (
 // blew up), a non-finite state, an OpenGL error, or the viewer exiting;
 // and at the end, after everything is released and the simulation has
 // run without input for monkeySettle, if the count of intersecting cloth
-// triangle pairs (--state's tangled) is not 0 or the final screenshot
-// shows the red banner. On a failure it prints the seed, the scene, the
+// triangle pairs (--state's tangled) is not 0, or the final screenshot
+// (after a fit view) shows the red banner or hardly any cloth. On a failure it prints the seed, the scene, the
 // last actions and the state, and keeps the state file, the action log
 // and a screenshot in DRAPE_TEST_OUT (or the test's temporary directory,
 // named in the log).
@@ -99,6 +99,14 @@ func TestGUIMonkey(t *testing.T) {
 		})
 	}
 }
+
+// monkeyClothPixels is the fewest cloth pixels (clothPixels) the final
+// screenshot, taken after a fit view, may show. A fitted cloth covers
+// tens of thousands; one seen edge-on (a sheet flat on the ground, the
+// camera level with it) still spans most of the view's 600 px width a few
+// pixels thick; hidden behind the floor, 32 were counted (the pins'
+// markers are left out).
+const monkeyClothPixels = 300
 
 // monkeySettle is the quiet time at the end: no input, the simulation
 // running, before tangled must be 0.
@@ -779,6 +787,14 @@ func (m *guiMonkey) run() {
 	t.Logf("final screenshot %s (%d banner-red rows, %d such pixels at the top)", shot, rows, red)
 	if rows >= bannerMinRows {
 		m.fail("the final screenshot shows the red error banner (%d rows mostly dark red, %d such pixels)", rows, red)
+	}
+	// After the fit the cloth fills much of the view; seed 52 ended with
+	// the camera under the ground and only a pin's marker on screen.
+	x0, y0, x1, y1 := m.view3D()
+	if n := clothPixels(readPNG(t, shot), [4]float32{float32(x0), float32(y0), float32(x1), float32(y1)}, m.st.Pins); n < monkeyClothPixels {
+		m.fail("the final screenshot, after a fit view, shows %d pixels of cloth, want at least %d", n, monkeyClothPixels)
+	} else {
+		t.Logf("final screenshot: %d cloth pixels", n)
 	}
 	final := m.v.stopClean()
 	if !final.Finite || final.Error != "" {

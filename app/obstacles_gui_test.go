@@ -1,8 +1,11 @@
 package app
 
 import (
+	"encoding/json"
 	"image"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,4 +128,68 @@ func ballPixels(img image.Image, cx, cy int) int {
 		}
 	}
 	return n
+}
+
+// TestGUIFloorFromBelow looks at testdata/sphere-push.json's sheet from
+// below the ground (the scene's camera pitched to −40°, the eye 0.4 m
+// under the floor; an orbit or a fit that keeps the direction gets
+// there): the floor is one-sided, so the sheet above it is drawn, not
+// covered by the floor's 12 m square (the viewer monkey's seed 52 ended
+// on a screenshot with only a pin marker in it). From above (+40°) the
+// floor is drawn: the lower middle of the view is the floor's colour,
+// not the background's that shows there from below.
+func TestGUIFloorFromBelow(t *testing.T) {
+	needDisplay(t)
+	dir := outDir(t)
+	raw, err := os.ReadFile(filepath.Join("testdata", "sphere-push.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc map[string]any
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	shots := map[string]image.Image{}
+	var st State
+	for _, side := range []struct {
+		name  string
+		pitch float64
+	}{{"below", -40}, {"above", 40}} {
+		sc["camera"].(map[string]any)["pitch"] = side.pitch
+		b, _ := json.Marshal(sc)
+		file := filepath.Join(dir, "floor-"+side.name+".json")
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shot := filepath.Join(dir, "floor-"+side.name+".png")
+		st, _ = runViewer(t, filepath.Join(dir, "floor-"+side.name+"-state.json"),
+			"--scene", file, "--paused", "--msaa", "0", "--frames", "10", "--screenshot", shot)
+		shots[side.name] = readPNG(t, shot)
+	}
+	w, h := float32(st.Window[0]), float32(st.Window[1])
+	view := [4]float32{sideW + 2*margin + 8, 8, w - (statsW + 2*margin) - 8, h - 8}
+	below := clothPixels(shots["below"], view, nil)
+	t.Logf("seen from below the ground: %d cloth pixels", below)
+	if below < 5000 {
+		t.Errorf("from below the ground the sheet is hidden: %d cloth pixels, want at least 5000", below)
+	}
+	// The median grey of a patch at the bottom of the view, between the
+	// panels: the floor from above, the background (and grid) from below.
+	grey := func(img image.Image) int {
+		var v []int
+		cx := int(view[0]+view[2]) / 2
+		for y := int(h) - 60; y < int(h)-20; y++ {
+			for x := cx - 40; x < cx+40; x++ {
+				r, g, b, _ := img.At(x, y).RGBA()
+				v = append(v, int(r>>8+g>>8+b>>8))
+			}
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	floor, back := grey(shots["above"]), grey(shots["below"])
+	t.Logf("bottom of the view, r+g+b median: %d from above (floor), %d from below (background)", floor, back)
+	if max(floor-back, back-floor) < 6 {
+		t.Errorf("from above the floor is not drawn: the bottom of the view is %d, the background's %d", floor, back)
+	}
 }

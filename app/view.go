@@ -38,7 +38,10 @@ var (
 
 // obstacleSolids returns snap's obstacles for render.SolidRenderer,
 // appended to dst[:0]; the slices are snap's. In the fabric look a plane
-// takes fabricPlaneColor.
+// takes fabricPlaneColor. A plane is one-sided: from below the ground
+// (an orbit can go there, and a fit keeps the direction) the floor is not
+// drawn, and the cloth above it stays in view; drawn, it hid everything
+// but the pins' markers (the viewer monkey's seed 52).
 func obstacleSolids(dst []render.Solid, snap *Snapshot, fabric bool) []render.Solid {
 	dst = dst[:0]
 	for i := range snap.Obstacles {
@@ -47,7 +50,7 @@ func obstacleSolids(dst []render.Solid, snap *Snapshot, fabric bool) []render.So
 		if fabric && o.Kind == obstacle.Plane {
 			c = fabricPlaneColor
 		}
-		dst = append(dst, render.Solid{Pos: o.Pos, Normal: o.Normal, Tris: o.Tris, Color: c})
+		dst = append(dst, render.Solid{Pos: o.Pos, Normal: o.Normal, Tris: o.Tris, Color: c, OneSided: o.Kind == obstacle.Plane})
 	}
 	return dst
 }

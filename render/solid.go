@@ -16,11 +16,15 @@ type Solid struct {
 	Normal []float32 // unit normal of vertex i; same length as Pos
 	Tris   []uint32  // face f's vertices at Tris[3*f : 3*f+3]
 	Color  mgl32.Vec3
+	// OneSided draws the faces only from the side they wind
+	// counter-clockwise on (a floor: seen from below it is not drawn, so
+	// the cloth above it stays in view, as through Blender's floor grid).
+	OneSided bool
 }
 
 // SolidRenderer draws the obstacles: opaque, lit like the cloth (the same
 // shader with a flat colour), two-sided so that open meshes look right
-// from behind. Create it with NewSolidRenderer after the context is
+// from behind, but for a OneSided solid. Create it with NewSolidRenderer after the context is
 // current; release it with Delete.
 type SolidRenderer struct {
 	prog             *program
@@ -36,6 +40,7 @@ type SolidRenderer struct {
 type solidDraw struct {
 	first, count int32 // element range
 	color        mgl32.Vec3
+	oneSided     bool
 }
 
 // NewSolidRenderer compiles its program and creates its vertex array.
@@ -81,7 +86,7 @@ func (r *SolidRenderer) Upload(solids []Solid) error {
 		for _, v := range s.Tris {
 			r.allTris = append(r.allTris, base+v)
 		}
-		draws = append(draws, solidDraw{first, int32(len(s.Tris)), s.Color})
+		draws = append(draws, solidDraw{first, int32(len(s.Tris)), s.Color, s.OneSided})
 	}
 	r.draws = draws
 	saved := saveGLState()
@@ -113,7 +118,8 @@ func (r *SolidRenderer) Draw(o DrawOptions) {
 	gl.Enable(gl.DEPTH_TEST)
 	gl.DepthFunc(gl.LEQUAL)
 	gl.DepthMask(true)
-	gl.Disable(gl.CULL_FACE)
+	gl.CullFace(gl.BACK)
+	gl.FrontFace(gl.CCW)
 	gl.Disable(gl.BLEND)
 	gl.Disable(gl.SCISSOR_TEST)
 	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
@@ -136,6 +142,7 @@ func (r *SolidRenderer) Draw(o DrawOptions) {
 		back := c.Mul(0.8)
 		gl.Uniform3fv(p.loc("uFrontColor"), 1, &c[0])
 		gl.Uniform3fv(p.loc("uBackColor"), 1, &back[0])
+		setEnabled(gl.CULL_FACE, d.oneSided)
 		gl.DrawElementsWithOffset(gl.TRIANGLES, d.count, gl.UNSIGNED_INT, uintptr(4*d.first))
 	}
 	gl.Disable(gl.POLYGON_OFFSET_FILL)

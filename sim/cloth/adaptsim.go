@@ -633,7 +633,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 	}
 	s.derivePins(ch)
 	for _, p := range moved {
-		u := s.nearestFree(ch, ad.old.Pos[p.Vertex])
+		u := s.nearestFree(ch.Verts, ad.old.Pos[p.Vertex])
 		if u < 0 {
 			continue
 		}
@@ -644,7 +644,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 		s.setPin(q)
 	}
 	if s.drag.on && ad.pinDrop[s.drag.v] {
-		if u := s.nearestFree(ch, ad.old.Pos[s.drag.v]); u >= 0 {
+		if u := s.nearestFree(ch.Verts, ad.old.Pos[s.drag.v]); u >= 0 {
 			s.drag.v = u
 		} else {
 			s.drag.on, s.drag.lost = false, true
@@ -661,14 +661,25 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 	}
 }
 
-// nearestFree returns the live, unpinned touched vertex nearest to x, or
-// −1 if there is none.
-func (s *Sim) nearestFree(ch adapt.Changes, x geom.Vec3) int32 {
+// nearestFree returns the live, unpinned vertex among the slots among
+// (nil: every slot) nearest to x, or −1 if there is none.
+func (s *Sim) nearestFree(among []int32, x geom.Vec3) int32 {
 	best, bd := int32(-1), math.Inf(1)
-	for _, v := range ch.Verts {
+	try := func(v int32) {
+		if !s.Mesh.VertAlive[v] {
+			return
+		}
 		if d := s.Mesh.Pos[v].Sub(x).Norm(); d < bd && s.pinIndex(v) < 0 {
 			best, bd = v, d
 		}
+	}
+	if among == nil {
+		for v := range s.Mesh.VertAlive {
+			try(int32(v))
+		}
+	}
+	for _, v := range among {
+		try(v)
 	}
 	return best
 }

@@ -604,6 +604,49 @@ func TestDragLostInRemesh(t *testing.T) {
 	}
 }
 
+// TestDragBeginsOnRemovedVertex: a drag that begins on a slot a remesh
+// emptied since the caller picked it (the viewer picks from an older
+// snapshot) takes the free vertex nearest to where the caller saw it (the
+// first target), and the calls that go on naming the slot move that
+// vertex; a slot that never existed is still an error. Before, it failed
+// with "vertex N does not exist" (the viewer monkey, curtain-adaptive
+// seed 52).
+func TestDragBeginsOnRemovedVertex(t *testing.T) {
+	s := adaptiveSheet(t, 4, 4, 6)
+	m := s.Mesh
+	s.snapshotForAdapt()
+	s.ad.a.ResetChanges()
+	if !s.ad.a.Refine(20) {
+		t.Fatal("Refine(20) failed")
+	}
+	s.applyChanges(s.ad.a.Changes())
+	c := s.ad.a.Changes().NewVerts[0]
+	seen := m.Pos[c]
+	joinSplit(t, s, c)
+	want, bd := int32(-1), math.Inf(1)
+	for v, alive := range m.VertAlive {
+		if d := m.Pos[v].Sub(seen).Norm(); alive && d < bd {
+			want, bd = int32(v), d
+		}
+	}
+	if err := s.Drag(c, seen); err != nil {
+		t.Fatalf("Drag(%d) of the slot the join emptied: %v", c, err)
+	}
+	if !s.drag.on || s.drag.v != want {
+		t.Fatalf("drag on=%v vertex %d, want on vertex %d (%.3g m from where %d was)", s.drag.on, s.drag.v, want, bd, c)
+	}
+	goal := seen.Add(geom.Vec3{Z: 0.01})
+	if err := s.Drag(c, goal); err != nil || s.drag.v != want || s.drag.target != goal {
+		t.Errorf("Drag(%d) again: err=%v, on vertex %d towards %v, want vertex %d towards %v", c, err, s.drag.v, s.drag.target, want, goal)
+	}
+	s.Release()
+	for _, v := range []int32{-1, int32(len(m.Pos))} {
+		if err := s.Drag(v, seen); err == nil {
+			t.Errorf("Drag(%d), a slot that never existed: no error", v)
+		}
+	}
+}
+
 // TestRowsFollowTheMaterialPlane checks the row order of the block system
 // (numberRows): a permutation of the live vertex slots in which mesh
 // neighbours are close, so that the two halves of a parallel PCG pass

@@ -413,7 +413,10 @@ func (s *Sim) Pins() []Pin { return append([]Pin(nil), s.pins...) }
 // Before, that call failed: the drags the viewer had queued before its
 // next snapshot showed the vertex gone reached the simulation as errors,
 // and the viewer showed "dragging: vertex N does not exist" (the viewer
-// monkey, sphere-adaptive seed 42).
+// monkey, sphere-adaptive seed 42). A drag may also begin on a slot that a
+// remesh emptied since the caller looked: it takes the free vertex
+// nearest to the target. Only a slot that never existed, or a dead one
+// with no free vertex left, is an error.
 func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	asked := v
 	if s.drag.lost && v == s.drag.asked {
@@ -425,7 +428,20 @@ func (s *Sim) Drag(v int32, target geom.Vec3) error {
 	if s.drag.on && v == s.drag.asked {
 		v = s.drag.v // the drag in progress, on the vertex it moved to if a remesh took its own
 	} else if err := s.checkVertex(v); err != nil {
-		return err
+		// A drag that begins on a slot a remesh emptied since the caller
+		// looked (the viewer picks from a snapshot a step or more old)
+		// takes the free vertex nearest to the target, which the first
+		// call sets where the caller saw the vertex, as a drag in
+		// progress does when a remesh takes its vertex (updatePins).
+		// Failing left "dragging: vertex 3430 does not exist" in the
+		// viewer's panel and nothing in the person's hand (the viewer
+		// monkey, curtain-adaptive seed 52).
+		if v < 0 || int(v) >= len(s.Mesh.Pos) {
+			return err
+		}
+		if v = s.nearestFree(nil, target); v < 0 {
+			return err
+		}
 	}
 	if !target.IsFinite() {
 		return fmt.Errorf("drag target %v is not finite", target)
