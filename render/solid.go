@@ -24,8 +24,8 @@ type Solid struct {
 
 // SolidRenderer draws the obstacles: opaque, lit like the cloth (the same
 // shader with a flat colour), two-sided so that open meshes look right
-// from behind, but for a OneSided solid. Create it with NewSolidRenderer after the context is
-// current; release it with Delete.
+// from behind (but for a OneSided solid). Create it with NewSolidRenderer
+// after the context is current; release it with Delete.
 type SolidRenderer struct {
 	prog             *program
 	vao              uint32

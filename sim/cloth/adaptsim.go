@@ -2,7 +2,9 @@ package cloth
 
 import (
 	"fmt"
+	"iter"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -633,7 +635,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 	}
 	s.derivePins(ch)
 	for _, p := range moved {
-		u := s.nearestFree(ch.Verts, ad.old.Pos[p.Vertex])
+		u := s.nearestFree(ad.old.Pos[p.Vertex], slices.Values(ch.Verts))
 		if u < 0 {
 			continue
 		}
@@ -644,7 +646,7 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 		s.setPin(q)
 	}
 	if s.drag.on && ad.pinDrop[s.drag.v] {
-		if u := s.nearestFree(ch.Verts, ad.old.Pos[s.drag.v]); u >= 0 {
+		if u := s.nearestFree(ad.old.Pos[s.drag.v], slices.Values(ch.Verts)); u >= 0 {
 			s.drag.v = u
 		} else {
 			s.drag.on, s.drag.lost = false, true
@@ -661,27 +663,28 @@ func (s *Sim) updatePins(ch adapt.Changes) {
 	}
 }
 
-// nearestFree returns the live, unpinned vertex among the slots among
-// (nil: every slot) nearest to x, or −1 if there is none.
-func (s *Sim) nearestFree(among []int32, x geom.Vec3) int32 {
+// nearestFree returns the live, unpinned vertex of among nearest to x,
+// or −1 if there is none.
+func (s *Sim) nearestFree(x geom.Vec3, among iter.Seq[int32]) int32 {
 	best, bd := int32(-1), math.Inf(1)
-	try := func(v int32) {
+	for v := range among {
 		if !s.Mesh.VertAlive[v] {
-			return
+			continue
 		}
 		if d := s.Mesh.Pos[v].Sub(x).Norm(); d < bd && s.pinIndex(v) < 0 {
 			best, bd = v, d
 		}
 	}
-	if among == nil {
-		for v := range s.Mesh.VertAlive {
-			try(int32(v))
+	return best
+}
+
+// slots yields every vertex slot of the mesh, live or not.
+func (s *Sim) slots(yield func(int32) bool) {
+	for v := range s.Mesh.Pos {
+		if !yield(int32(v)) {
+			return
 		}
 	}
-	for _, v := range among {
-		try(v)
-	}
-	return best
 }
 
 // pinIndex returns the index of v's pin in s.pins, or −1.

@@ -439,7 +439,7 @@ func (s *Sim) Drag(v int32, target geom.Vec3) error {
 		if v < 0 || int(v) >= len(s.Mesh.Pos) {
 			return err
 		}
-		if v = s.nearestFree(nil, target); v < 0 {
+		if v = s.nearestFree(target, s.slots); v < 0 {
 			return err
 		}
 	}
