@@ -62,10 +62,12 @@ build: deps-build
 # The full physics suite runs once without the race detector (it proves sim/
 # is pure Go, too); the race detector then runs everything in -short mode,
 # which skips only the long physics runs; of app's long runs, the replay of
-# a viewer monkey failure (about a minute) runs on its own.
+# a viewer monkey failure (about a minute) runs on its own. sim/scene's
+# long runs take most of go test's default 10 minutes on 2 busy cores (it
+# timed out at 600 s with a viewer monkey beside it), hence -timeout.
 test: deps
 	go vet -composites=false ./...  # unkeyed Vec3{x, y, z} literals are the norm for vectors
-	CGO_ENABLED=0 go test ./sim/...
+	CGO_ENABLED=0 go test -timeout 25m ./sim/...
 	go test -race -short ./...
 	go test -count=1 -run '^TestReplayCurtainMonkey$$' ./app/
 	$(XVFB) go test -count=1 -run '^TestGUI' $(GUI_PKGS)
