@@ -512,10 +512,22 @@ func sliderF64(label string, v *float64, lo, hi float32, format string, log bool
 		flags |= imgui.SliderFlagsLogarithmic
 	}
 	if imgui.SliderFloatV(label, &f, lo, hi, format, flags) {
-		*v = float64(f)
+		*v = widen(f)
 		return true
 	}
 	return false
+}
+
+// widen returns the float64 of the shortest decimal that reads back as f,
+// so that a slider set to 2.1 sets 2.1, not float64(float32(2.1)) =
+// 2.0999999046325684, which a parameter's error message and a saved
+// scene would show.
+func widen(f float32) float64 {
+	v, err := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
+	if err != nil { // FormatFloat's output, ±Inf and NaN too, always parses
+		return float64(f)
+	}
+	return v
 }
 
 // tableControls draws a control for every field of table t in the

@@ -2,6 +2,7 @@ package app
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -37,4 +38,22 @@ func TestPlotHistoryCoversTheRun(t *testing.T) {
 		}
 	}
 	t.Logf("%d samples, t = %v…%v s, every %v s", len(h), h[0], h[len(h)-1], dt)
+}
+
+// TestWiden: a slider's float32 becomes the decimal it shows, and no
+// float32 changes on the way (float64(f) would give 2.0999999046325684
+// for 2.1).
+func TestWiden(t *testing.T) {
+	for _, want := range []float64{2.1, 0.1, 1e-3, 3, 0.33, 1000, 2e-4, -9.81} {
+		if got := widen(float32(want)); got != want {
+			t.Errorf("widen(float32(%v)) = %v", want, got)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		f := math.Float32frombits(rng.Uint32())
+		if g := widen(f); float32(g) != f && !(f != f && g != g) {
+			t.Fatalf("widen(%v) = %v reads back as %v", f, g, float32(g))
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"drape/assets"
 	"drape/sim/geom"
+	"drape/sim/internal/simtest"
 	"drape/sim/scene"
 )
 
@@ -57,6 +58,7 @@ func stateHash(m *geom.Mesh) uint64 {
 // collisions and strain limiting at 10 %, and compares the state hashes
 // with goldenHashes.
 func TestGoldenHashes(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	build := runtime.GOARCH + "/" + productKernel
 	want, ok := goldenHashes[build]
 	if !ok {

@@ -92,6 +92,7 @@ func hangingSag(t *testing.T, n int, jitter, nu float64) float64 {
 // meshes and with ν = 0.33 (no closed form) successive differences must
 // shrink.
 func TestStaticsHangingSagConverges(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	ns := []int{4, 8, 16, 32}
 	if testing.Short() {
 		ns = ns[:3]
@@ -151,6 +152,7 @@ func TestStaticsHangingSagConverges(t *testing.T) {
 // it settle into its 3D drape, and checks that the pins' reactions add up
 // to the sheet's weight (and have no net horizontal part).
 func TestStaticsPinReactions(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	for _, c := range []struct {
 		name   string
 		jitter float64

@@ -7,6 +7,7 @@ import (
 
 	"drape/sim/geom"
 	"drape/sim/internal/exact"
+	"drape/sim/internal/simtest"
 )
 
 // This file tests the culler's switch (Params.Cull) against its claims:
@@ -46,6 +47,7 @@ import (
 // the fine book, a patch pair culled, fewer candidates than box pairs),
 // and when a run intersects itself.
 func TestCullOff(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	ground := Body{Normal: geom.Vec3{Z: 1}, Friction: 0.5}
 	scenes := []struct {
 		name   string

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"drape/sim/geom"
+	"drape/sim/internal/simtest"
 )
 
 // TestLayersLeaveInOrder: six sheets stacked 3 cm apart under the ground
@@ -23,6 +24,7 @@ import (
 // CCD's impulses handed the escape's velocity to the layers they hit,
 // which kept 15–39 m/s.
 func TestLayersLeaveInOrder(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	const (
 		layers = 6
 		dt     = 0.005

@@ -8,6 +8,7 @@ import (
 
 	"drape/sim/cloth"
 	"drape/sim/geom"
+	"drape/sim/internal/simtest"
 )
 
 // TestElasticaOverhang checks the exact heavy elastica against the
@@ -149,7 +150,7 @@ func TestCountNodes(t *testing.T) {
 // the race detector).
 func TestTensile(t *testing.T) {
 	names := []string{"denim", "jersey", "sweater"}
-	if raceEnabled {
+	if simtest.Race {
 		names = names[:1]
 	} else if !testing.Short() {
 		lib, _ := Builtin()
@@ -186,7 +187,7 @@ func TestCantilever(t *testing.T) {
 	}
 	params, _ := p.Values()
 	kinds := []MeshKind{Coarse, Adaptive}
-	if raceEnabled {
+	if simtest.Race {
 		kinds = kinds[1:]
 	} else if !testing.Short() {
 		kinds = Meshes
@@ -213,9 +214,7 @@ func TestCantilever(t *testing.T) {
 // (0, 1) and a fold count a drapemeter sees (3–20); and that the picture
 // encodes.
 func TestCusick(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the drape takes 12 s under the race detector; make test runs it without")
-	}
+	simtest.SkipUnderRace(t)
 	names := []string{"denim"}
 	if !testing.Short() {
 		names = append(names, "jersey")

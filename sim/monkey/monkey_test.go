@@ -3,7 +3,6 @@ package monkey
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"drape/sim/cloth"
 	"drape/sim/contact"
 	"drape/sim/geom"
+	"drape/sim/internal/simtest"
 	"drape/sim/obstacle"
 )
 
@@ -29,9 +29,7 @@ func TestMonkey(t *testing.T) {
 		seed  uint64
 	}{{"hanging", 1}, {"hanging", 2}, {"drape-box", 1}}
 	const seconds = 3.0
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	for _, r := range runs {
 		sc, seed := r.scene, r.seed
 		{
@@ -131,9 +129,7 @@ func replaySeed(t *testing.T, scene string, seed uint64, seconds float64) {
 // result and returns it; under the race detector it skips the test.
 func playSeed(t *testing.T, scene string, seed uint64, seconds float64) *Result {
 	t.Helper()
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	res, err := Run(Config{Scenes: assets.Scenes, Scene: scene, Seed: seed, Seconds: seconds})
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +155,7 @@ func TestMonkeySeesTangles(t *testing.T) {
 
 // TestMonkeyFoundSeeds replays, whole, the runs that found this issue's
 // later root causes (docs/robustness.md), which take minutes and so run
-// only with DRAPE_MONKEY_LONG set (not in CI; the causes have short
+// only with DRAPE_LONG set (not in CI; the causes have short
 // tests of their own, where one could be made):
 //   - tablecloth seed 103 × 10 s: a blow-up at t = 3.035 s (550 m/s)
 //     from the strain limit pulling back at once what the CCD responses
@@ -175,8 +171,8 @@ func TestMonkeySeesTangles(t *testing.T) {
 //     failure may be an obstacle's; the cloth's own tangle from falling
 //     through itself (about 1000–2000 pairs) is open and allowed here.
 func TestMonkeyFoundSeeds(t *testing.T) {
-	if os.Getenv("DRAPE_MONKEY_LONG") == "" {
-		t.Skip("minutes of play: set DRAPE_MONKEY_LONG=1")
+	if !simtest.Long() {
+		t.Skip("minutes of play: set DRAPE_LONG=1")
 	}
 	for _, c := range []struct {
 		scene    string

@@ -11,6 +11,7 @@ import (
 	"drape/sim/cloth"
 	"drape/sim/contact"
 	"drape/sim/internal/exact"
+	"drape/sim/internal/simtest"
 	"drape/sim/obstacle"
 )
 
@@ -73,7 +74,7 @@ func TestContactScenesIntersectionFree(t *testing.T) {
 			if testing.Short() {
 				steps = r.short
 			}
-			if raceEnabled {
+			if simtest.Race {
 				steps = min(steps, 30)
 			}
 			self := sc.Contact.SelfCollision
@@ -122,7 +123,7 @@ func TestTangledStartUntangles(t *testing.T) {
 	}
 	dt := sim.Params().Dt
 	steps, within := int(math.Round(2/dt)), int(math.Round(1/dt))
-	if raceEnabled {
+	if simtest.Race {
 		steps, within = 60, 60
 	}
 	first := -1
@@ -137,7 +138,7 @@ func TestTangledStartUntangles(t *testing.T) {
 		case n != 0 && first >= 0:
 			t.Fatalf("step %d (t=%.3f s): %d intersecting pairs again after none at step %d", i, sim.Time, n, first)
 		}
-		if i == within && first < 0 && !raceEnabled {
+		if i == within && first < 0 && !simtest.Race {
 			t.Fatalf("still %d intersecting pairs at t=%.3f s (%d at the start)", n, sim.Time, before)
 		}
 	}
@@ -169,9 +170,7 @@ func TestTangledStartUntangles(t *testing.T) {
 // none after, to 1.5 s. Without untangling the collisions held the tent
 // through the sheet for the whole run.
 func TestPokedThroughUntangles(t *testing.T) {
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	sc, err := LoadScene(sceneAssets, "two-sheets")
 	if err != nil {
 		t.Fatal(err)
@@ -244,9 +243,7 @@ func TestCurtainSelfCollision(t *testing.T) {
 		t.Fatal("curtain-adaptive should collide with itself by default")
 	}
 	steps, every := 2400, 25
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	if testing.Short() {
 		g := *sc.Pins[0].Gather
 		g.Start, g.End, g.Back = 0.3, 3, 0
@@ -294,6 +291,7 @@ func TestCurtainSelfCollision(t *testing.T) {
 // stops it at step 32: every step must succeed (at b2a2391 step 33 failed
 // at 204 m/s) and stay intersection-free; with -short it runs to step 50.
 func TestTunnelling(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	ram := 200
 	if testing.Short() {
 		ram = 50
@@ -303,7 +301,7 @@ func TestTunnelling(t *testing.T) {
 		steps int
 	}{{"testdata/sphere-through.json", 120}, {"testdata/thin-box.json", 50}, {"testdata/sphere-ram.json", ram}} {
 		t.Run(c.file, func(t *testing.T) {
-			if raceEnabled && c.file == "testdata/sphere-ram.json" {
+			if simtest.Race && c.file == "testdata/sphere-ram.json" {
 				t.Skip("long physics run; it runs without the race detector")
 			}
 			sc, err := LoadScene(nil, c.file)
@@ -354,9 +352,7 @@ func TestCollisionFailsafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if raceEnabled {
-		t.Skip("the failsafe first runs after some 40 steps; this runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	steps := 150
 	for i := 1; i <= steps; i++ {
 		if _, err := sim.Step(); err != nil {
@@ -380,9 +376,7 @@ func TestCollisionFailsafe(t *testing.T) {
 // dissipate (kinetic energy), how many zones they form and what the
 // collision handling costs, the measurements the default is chosen by.
 func TestZoneModes(t *testing.T) {
-	if raceEnabled {
-		t.Skip("a comparison of long runs; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	for _, name := range []string{"fold", "drop-pile"} {
 		for _, mode := range []contact.ZoneMode{contact.RigidZones, contact.EnrichedZones} {
 			sc, err := LoadScene(sceneAssets, name)
@@ -440,9 +434,7 @@ func TestZoneModes(t *testing.T) {
 // stitching tuned five ways, never more than one face over 15 % in a
 // step; without the extra rounds 186 %, 31 faces over 15 %.
 func TestStrainLimitWithCollisions(t *testing.T) {
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	sc, err := LoadScene(sceneAssets, "curtain-adaptive")
 	if err != nil {
 		t.Fatal(err)
@@ -533,9 +525,7 @@ func TestStrainLimitWithCollisions(t *testing.T) {
 // far below the boils it is for (TestCrumpledClothDoesNotBoil has the
 // boils of nudged starts, 0.3–0.45 m/s).
 func TestCrumpledScenesComeToRest(t *testing.T) {
-	if raceEnabled {
-		t.Skip("800 steps per scene: too slow under the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	for _, name := range []string{"drop-pile", "bunny"} {
 		t.Run(name, func(t *testing.T) {
 			sc, err := LoadScene(sceneAssets, name)
@@ -640,6 +630,7 @@ func lowestVertex(s *cloth.Sim) float64 {
 // the collision failsafe, which holds the whole cloth still, and it stayed
 // frozen for good (1649 crossing pairs).
 func TestCollisionsBackOnInsideSphere(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	s := buildScene(t, sceneAssets, "sphere-adaptive")
 	on := collisionsOff(t, s)
 	sphere := s.Obstacles()[0]
@@ -684,6 +675,7 @@ func TestCollisionsBackOnInsideSphere(t *testing.T) {
 // monkey's drape-box seed 402: 85 vertices for 50 s). Free after 0.03 s
 // now.
 func TestCollisionsBackOnInsideBox(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	s := buildScene(t, sceneAssets, "drape-box")
 	on := collisionsOff(t, s)
 	box := s.Obstacles()[0]
@@ -740,6 +732,7 @@ func TestCollisionsBackOnInsideBox(t *testing.T) {
 // overlap a step up to 30 m/s, 0.33 s; at a tenth up to 30 m/s (now),
 // 0.44 s.
 func TestCollisionsBackOnDeepInside(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	s := buildScene(t, sceneAssets, "ground")
 	on := collisionsOff(t, s)
 	lowest := func() float64 { return lowestVertex(s) }
@@ -799,6 +792,7 @@ func TestCollisionsBackOnDeepInside(t *testing.T) {
 // (and the other pins, leashed to it by HandStretch, stalled half a
 // metre above it); it now goes out like the others.
 func TestCollisionsBackOnPinsInside(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	for _, c := range []struct {
 		name     string
 		pinAfter bool

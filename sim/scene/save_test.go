@@ -10,6 +10,7 @@ import (
 
 	"drape/sim/cloth"
 	"drape/sim/geom"
+	"drape/sim/internal/simtest"
 )
 
 // TestSaveReload saves the hanging sheet after the edits a viewer user
@@ -20,6 +21,7 @@ import (
 // the original with the same edits bit for bit: every position, the
 // triangle list and the pins.
 func TestSaveReload(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	const steps = 50
 	orig, err := LoadScene(sceneAssets, "hanging")
 	if err != nil {

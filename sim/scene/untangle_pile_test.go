@@ -7,6 +7,7 @@ import (
 
 	"drape/sim/cloth"
 	"drape/sim/internal/exact"
+	"drape/sim/internal/simtest"
 	"drape/sim/strainlimit"
 )
 
@@ -39,9 +40,7 @@ import (
 // contour (contact/untangle_contours.go), T = 0.70 s alone went 239 →
 // 1004.
 func TestSelfCollisionBackOnShrinksPile(t *testing.T) {
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	var before, after int
 	for _, off := range []float64{0.66, 0.68, 0.69, 0.70, 0.71, 0.72, 0.74} { // seconds with self-collision off
 		sim := pileSwitchedOn(t, off)
@@ -84,9 +83,7 @@ const pileLeft = 40
 // pairs at 1 s (docs/robustness.md, "Untangling within a strain
 // limit").
 func TestLargePileUntanglesUnstretched(t *testing.T) {
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	const p90Max = 0.11
 	for _, off := range []float64{0.86, 0.92} {
 		sim := pileSwitchedOn(t, off)
@@ -123,9 +120,7 @@ func TestLargePileUntanglesUnstretched(t *testing.T) {
 // contours (contact/untangle_tight.go) they are free 0.30 and 0.075 s
 // after it (docs/robustness.md, "Tight folds").
 func TestTightFoldsUntangle(t *testing.T) {
-	if raceEnabled {
-		t.Skip("long physics run; it runs without the race detector")
-	}
+	simtest.SkipUnderRace(t)
 	for _, off := range []float64{0.79, 0.85} {
 		sim := pileSwitchedOn(t, off)
 		dt := sim.Params().Dt

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"drape/sim/geom"
+	"drape/sim/internal/simtest"
 )
 
 // conserved fails the test unless the total mass, the centre of mass and
@@ -249,6 +250,7 @@ func smallTablecloth() Spec {
 // and 23 % of the coarsenings undone at once, up to 9–13 times for one
 // block (measured in short mode, 1.5 s).
 func TestNoOscillation(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	T := 3.0
 	if testing.Short() {
 		T = 1.5
@@ -280,6 +282,7 @@ func TestNoOscillation(t *testing.T) {
 // sheet ends as its 9×9 base grid, its dense grid back at depth 0. With
 // coarsening off it stays subdivided.
 func TestFoldRelaxCoarsens(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	for _, f := range []float64{0.5, 0} {
 		p := DefaultParams()
 		p.Gravity = geom.Vec3{}

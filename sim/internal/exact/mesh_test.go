@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"drape/sim/geom"
+	"drape/sim/internal/simtest"
 	"drape/sim/obstacle"
 )
 
@@ -46,6 +47,7 @@ func crumpled(t testing.TB, n int, amp float64, seed uint64) ([]V, [][3]int32) {
 // crumpled sheets SelfIntersections finds exactly the pairs that testing
 // every pair finds; dead faces are skipped; a flat sheet has none.
 func TestSelfIntersectionsMatchesBruteForce(t *testing.T) {
+	simtest.SkipUnderRace(t)
 	for _, amp := range []float64{0, 1, 3} {
 		pos, tris := crumpled(t, 14, amp, uint64(10*amp+1))
 		tris[5][0] = -1 // a dead face

@@ -1,5 +1,0 @@
-//go:build !race
-
-package fabric
-
-const raceEnabled = false

@@ -1,0 +1,6 @@
+//go:build race
+
+package simtest
+
+// Race is true when the tests run under the race detector.
+const Race = true

@@ -1,5 +1,0 @@
-//go:build !race
-
-package monkey
-
-const raceEnabled = false

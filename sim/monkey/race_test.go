@@ -1,6 +1,0 @@
-//go:build race
-
-package monkey
-
-// raceEnabled: the race detector slows the physics five to ten times.
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build !race
-
-package scene
-
-const raceEnabled = false
