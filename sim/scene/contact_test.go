@@ -301,9 +301,6 @@ func TestTunnelling(t *testing.T) {
 		steps int
 	}{{"testdata/sphere-through.json", 120}, {"testdata/thin-box.json", 50}, {"testdata/sphere-ram.json", ram}} {
 		t.Run(c.file, func(t *testing.T) {
-			if simtest.Race && c.file == "testdata/sphere-ram.json" {
-				t.Skip("long physics run; it runs without the race detector")
-			}
 			sc, err := LoadScene(nil, c.file)
 			if err != nil {
 				t.Fatal(err)
