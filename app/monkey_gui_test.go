@@ -441,6 +441,9 @@ func (m *guiMonkey) emptyPoint() (float64, float64) {
 	return x, y
 }
 
+// pixel writes a window coordinate for xdotool, rounded.
+func pixel(v float64) string { return strconv.Itoa(int(math.Round(v))) }
+
 // dragArgs returns the xdotool chain of a drag with button from (x, y):
 // press (with modifier mod, "" for none), moves, release. A flick goes
 // across most of the window in about 0.1 s; otherwise 5–25 moves over
@@ -466,8 +469,7 @@ func (m *guiMonkey) dragArgs(button string, mod string, x, y float64, flick, res
 	}
 	ex = math.Max(2, math.Min(w-3, x+dx))
 	ey = math.Max(2, math.Min(h-3, y+dy))
-	itoa := func(v float64) string { return strconv.Itoa(int(math.Round(v))) }
-	args = []string{"mousemove", "--window", m.win, itoa(x), itoa(y), "sleep", fmt.Sprintf("%.3f", m.uniform(0.03, 0.1))}
+	args = []string{"mousemove", "--window", m.win, pixel(x), pixel(y), "sleep", fmt.Sprintf("%.3f", m.uniform(0.03, 0.1))}
 	if mod != "" {
 		args = append(args, "keydown", mod)
 	}
@@ -480,7 +482,7 @@ func (m *guiMonkey) dragArgs(button string, mod string, x, y float64, flick, res
 		if i < n {
 			jx, jy = m.uniform(-2, 2), m.uniform(-2, 2)
 		}
-		args = append(args, "sleep", step, "mousemove", "--window", m.win, itoa(x+f*(ex-x)+jx), itoa(y+f*(ey-y)+jy))
+		args = append(args, "sleep", step, "mousemove", "--window", m.win, pixel(x+f*(ex-x)+jx), pixel(y+f*(ey-y)+jy))
 		if reset && i == half {
 			args = append(args, "key", "--window", m.win, "r")
 		}
@@ -572,11 +574,10 @@ func (m *guiMonkey) remember(x, y float64) {
 // view away from the fitted cloth, 240 px right and 160 px up: about a
 // quarter turn round the vertical and a tilt.
 func (m *guiMonkey) turnView(x, y float64) {
-	itoa := func(v float64) string { return strconv.Itoa(int(math.Round(v))) }
-	args := []string{"mousemove", "--window", m.win, itoa(x), itoa(y), "sleep", "0.05", "mousedown", "1"}
+	args := []string{"mousemove", "--window", m.win, pixel(x), pixel(y), "sleep", "0.05", "mousedown", "1"}
 	for i := 1; i <= 8; i++ {
 		f := float64(i) / 8
-		args = append(args, "sleep", "0.03", "mousemove", "--window", m.win, itoa(x+240*f), itoa(y-160*f))
+		args = append(args, "sleep", "0.03", "mousemove", "--window", m.win, pixel(x+240*f), pixel(y-160*f))
 	}
 	m.xdo(append(args, "sleep", "0.05", "mouseup", "1")...)
 	m.logAction("orbit drag from %.0f,%.0f (turn for a second look)", x, y)
