@@ -14,6 +14,7 @@
 //	drape [view] [--scene NAME|FILE] [--width W --height H] [--speed X] [--paused] [--max-fps N]
 //	             [--frames N [--screenshot FILE.png]] [--state FILE.json [--state-every K]]
 //	             [--record-dir DIR] [--record-fps F] [--record-size WxH] [--journal FILE]
+//	drape monkey [--scene NAME|FILE|all] [--seconds S] [--seeds N] [--seed FIRST] [--check K] [--trace] [--wall D] [--cpuprofile FILE]
 //	drape fabric-test [--material NAME|all] [--tests cantilever,cusick,tensile] [--meshes coarse,fine,adaptive] [--pictures DIR]
 //	drape help
 //
@@ -93,7 +94,7 @@ var commands = []command{
 	{"record", "--scene NAME|FILE --seconds S --out FILE.mp4|DIR [--size WxH] [--fps F] [--look curvature|strain|fabric]", "render a scene offscreen into a video or PNG frames", cmdRecord, false},
 	{"bench", "[--scene NAME|FILE|all|A,B,…] [--seconds S] [--perturb SEED] [--starts N] [--json FILE] [--plot DIR] [--cpuprofile FILE]", "compare full resolution with adaptive (Bender & Deul §7), or a springs scene's no/uniform/dynamic subdivision; all: every built-in scene's step time in one table", cmdBench, true},
 	{"compare", "[--scene NAME|FILE] [--seconds S] [--sample S] [--hold S] [--json FILE] [--plot DIR]", "coarse, fine, adaptive refining and coarsening (Mujahid et al. Table 1)", cmdCompare, true},
-	{"monkey", "[--scene NAME|FILE|all] [--seconds S] [--seeds N] [--seed FIRST] [--check K] [--trace]", "play with a scene at random, as a person would, and check it never blows up or tangles", cmdMonkey, true},
+	{"monkey", "[--scene NAME|FILE|all] [--seconds S] [--seeds N] [--seed FIRST] [--check K] [--trace] [--wall D] [--cpuprofile FILE]", "play with a scene at random, as a person would, and check it never blows up or tangles", cmdMonkey, true},
 	{"fabric-test", "[--material NAME|all] [--tests cantilever,cusick,tensile] [--meshes coarse,fine,adaptive] [--pictures DIR]", "run the textile lab's tests (Peirce cantilever, Cusick drape, strip tensile) on fabric presets", cmdFabricTest, true},
 	{"view", "[--scene NAME|FILE] [--width W --height H] [--frames N --screenshot FILE.png] [--state FILE.json]", "open the interactive viewer (the default command)", cmdView, false},
 }
@@ -531,6 +532,7 @@ func cmdMonkey(args []string, stdout, stderr io.Writer) int {
 	check := fs.Int("check", 10, "run the intersection oracle every `K` steps")
 	trace := fs.Bool("trace", false, "print every action")
 	wall := fs.Duration("wall", 0, "stop a run that has taken wall time `D` (e.g. 10m) and count it as failed: play made the scene crawl; 0: no limit")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the runs to `FILE` (go tool pprof)")
 	if code := parseFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -547,6 +549,15 @@ func cmdMonkey(args []string, stdout, stderr io.Writer) int {
 	if *name == "all" {
 		names = monkey.FEMScenes(assets.Scenes)
 	}
+	stop, err := startProfile(*profile)
+	if err != nil {
+		return fail(stderr, "monkey", exitRuntime, err)
+	}
+	defer func() {
+		if err := stop(); err != nil {
+			fmt.Fprintf(stderr, "drape monkey: %v\n", err)
+		}
+	}()
 	failed := 0
 	for _, sc := range names {
 		for k := range *seeds {

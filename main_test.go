@@ -107,11 +107,20 @@ func TestCLIErrors(t *testing.T) {
 }
 
 // TestCLIMonkey: a short monkey run on the hanging sheet passes, says
-// so, and prints its run's line.
+// so, prints its run's line and, with --cpuprofile, writes a profile; an
+// unwritable profile is a runtime error.
 func TestCLIMonkey(t *testing.T) {
-	code, stdout, stderr := runCLI("monkey", "--scene", "hanging", "--seconds", "0.5", "--seeds", "1")
+	prof := filepath.Join(t.TempDir(), "monkey.prof")
+	code, stdout, stderr := runCLI("monkey", "--scene", "hanging", "--seconds", "0.5", "--seeds", "1", "--cpuprofile", prof)
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "hanging seed 1:") || !strings.Contains(stdout, "1 runs, no failure") {
 		t.Errorf("got code=%d stdout=%q stderr=%q", code, stdout, stderr)
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Errorf("--cpuprofile: %v, %v", st, err)
+	}
+	code, _, stderr = runCLI("monkey", "--scene", "hanging", "--seconds", "0.1", "--seeds", "1", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "p"))
+	if code != 1 || !strings.Contains(stderr, "--cpuprofile") {
+		t.Errorf("unwritable profile: got code=%d stderr=%q, want 1 and the flag named", code, stderr)
 	}
 }
 

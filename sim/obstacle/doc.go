@@ -9,7 +9,7 @@
 // user offset (the mouse drag), an exact signed distance with the outward
 // normal (analytic for the primitives; for meshes the closest triangle
 // with the angle-weighted pseudo-normal sign test of Bærentzen & Aanæs
-// 2005, through a uniform grid), bounds and the friction coefficient μ
-// used by Bridson, Fedkiw & Anderson 2002 §7.2's Coulomb friction. Poses
-// are unit quaternions plus translations (Quat, Pose).
+// 2005, through a bounding-volume hierarchy), bounds and the friction
+// coefficient μ used by Bridson, Fedkiw & Anderson 2002 §7.2's Coulomb
+// friction. Poses are unit quaternions plus translations (Quat, Pose).
 package obstacle
