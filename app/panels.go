@@ -910,8 +910,9 @@ var helpLines = [][2]string{
 
 // helpLimits are the limits a person meets when dragging (cloth.HandSpeed,
 // cloth.HandStretch, cloth.PinGap, cloth.ObstacleClearance,
-// cloth.SafetyStrain, contact.EscapeSpeed and PushSpeed), for the Help
-// panel: what keeps a drag from blowing the cloth up.
+// cloth.SafetyStrain, contact.EscapeSpeed, EscapeTime, EscapeMax and
+// PushSpeed), for the Help panel: what keeps a drag from blowing the
+// cloth up.
 var helpLimits = []string{
 	fmt.Sprintf("pins (a new one too), dragged vertices and obstacles follow the mouse at %g m/s at most", cloth.HandSpeed),
 	fmt.Sprintf("a pin stops where it would stretch the cloth to another pin, or next to it, by %.0f %% (%.0f %% of the strain limit when on)", 100*cloth.HandStretch, 100*cloth.HandLimitShare),
@@ -920,7 +921,7 @@ var helpLimits = []string{
 	fmt.Sprintf("an obstacle stops %.0f cm from another and from the ground, and, dragged while paused, at the cloth", 100*cloth.ObstacleClearance),
 	"an obstacle waits while the cloth it carries is stretched past the pins' limit",
 	fmt.Sprintf("with strain limiting off, no part of the cloth stretches past %.0f %% (twice its length)", 100*cloth.SafetyStrain),
-	fmt.Sprintf("cloth found inside an obstacle (collisions switched back on over it) moves out by a tenth of its depth a step, at up to %g m/s, and leaves it at %g m/s at most; in a box, a table or a mesh each piece leaves by one side, and faces caught across an edge slide off", contact.EscapeSpeed, contact.PushSpeed),
+	fmt.Sprintf("cloth found inside an obstacle (collisions switched back on over it) moves out by a tenth of its depth a step, at up to %g m/s (deeper than %g m, its depth in %g s, up to %g m/s), and leaves it at %g m/s at most; in a box, a table or a mesh each piece leaves by one side, and faces caught across an edge slide off", contact.EscapeSpeed, contact.EscapeSpeed*contact.EscapeTime, contact.EscapeTime, contact.EscapeMax, contact.PushSpeed),
 }
 
 // helpPanel sits in the right column between Stats and the legend, so it

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"drape/sim/contact"
 	"drape/sim/geom"
 	"drape/sim/internal/simtest"
 )
@@ -54,5 +55,17 @@ func TestUnstableStepLosesNothing(t *testing.T) {
 	}
 	if s.Steps != steps || s.Time != time {
 		t.Errorf("step count, time got=%d, %v, want=%d, %v after a failed step", s.Steps, s.Time, steps, time)
+	}
+}
+
+// TestEscapeUnderSpeedLimit: the collision phase's escape from deep
+// inside a body (contact.EscapeMax) is a velocity that checkVelocity
+// counts before commit takes it back, so it must stay well under the
+// speed at which a step counts as a blow-up: with it at 200 m/s, a sheet
+// 40 m under the ground failed the first step after collisions came
+// back on (scene.TestCollisionsBackOnDeepInside).
+func TestEscapeUnderSpeedLimit(t *testing.T) {
+	if contact.EscapeMax > speedLimit/2 {
+		t.Errorf("contact.EscapeMax %g m/s: want at most half of speedLimit, %d m/s", contact.EscapeMax, speedLimit)
 	}
 }

@@ -140,7 +140,7 @@ func (s *Solver) repulse(pr *pair) float64 {
 	rate := repulsionRate * (s.p.Thickness - pr.d) / s.dt
 	j := s.impulse(pr, min(rate, PushSpeed), s.friction(pr))
 	if pr.body >= 0 && rate > PushSpeed {
-		s.escapeBody(pr, min(rate, EscapeSpeed))
+		s.escapeBody(pr, min(rate, max(EscapeSpeed, min(EscapeMax, (s.p.Thickness-pr.d)/EscapeTime))))
 	}
 	return j
 }
@@ -155,6 +155,28 @@ func (s *Solver) repulse(pr *pair) float64 {
 // the ground past its 1 s grace. A sheet 3 m down took 1.6 s with
 // PushSpeed alone.
 const EscapeSpeed = 30.0
+
+// EscapeTime, s, and EscapeMax, m/s: cloth deeper than
+// EscapeSpeed·EscapeTime (6 m) escapes at its depth over EscapeTime
+// instead of at EscapeSpeed, up to EscapeMax (from 20 m down), so that a
+// sheet tens of metres down is out within a second. Found by the monkey
+// (two-sheets seed 942 × 60 s, 2026-12-02): collisions off for 3.7 s let
+// the sheets fall 34 m through the ground, and at 30 m/s 625 of their
+// vertices were still under it 1.05 s after collisions came back on. The
+// escape's target, min(0.1·(h − d)/Δt, max(EscapeSpeed, min(EscapeMax,
+// (h − d)/EscapeTime))), still grows with the depth, so the layers keep
+// their order (see escapeBody); between 6 and 20 m down the layers move
+// by 2.5 % of their depth a step at Δt = 5 ms, so two layers 5 cm apart
+// move 1.25 mm apart. EscapeMax is half the speed at which the cloth
+// counts a step as a blow-up (cloth's speedLimit, 200 m/s), which the
+// escape's velocity counts against: without it a sheet 40 m down failed
+// its first step at 200 m/s. Measured (TestCollisionsBackOnDeepInside):
+// a sheet 40 m down is out 0.77 s after collisions come back on (1.47 s
+// at EscapeSpeed alone), one 9 m down in 0.42 s (0.44 s).
+const (
+	EscapeTime = 0.2
+	EscapeMax  = 100.0
+)
 
 // escapeBody raises the relative normal velocity of a body pair deeper
 // than PushSpeed allows (repulse has raised it to PushSpeed) to target,
