@@ -157,7 +157,8 @@
 //     0.1·(h − d)/Δt, Bridson et al.'s cap, without their spring-stiffness
 //     cap (the package knows no stiffness), and at most PushSpeed: cloth
 //     deeper in a body than that allows is moved out at the same tenth of
-//     its overlap a step, up to EscapeSpeed, by a displacement the cloth
+//     its overlap a step, up to EscapeSpeed (deeper than 6 m, its depth
+//     over EscapeTime, up to EscapeMax), by a displacement the cloth
 //     does not keep (Solver.Escape, a split impulse), which keeps the
 //     order of layers of cloth inside a body (response.go, escapeBody).
 //     A mesh body's triangles see the cloth only within h of
