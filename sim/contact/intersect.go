@@ -212,14 +212,26 @@ func orient(a, b, c, d geom.Vec3) float64 {
 }
 
 // segmentCrosses reports whether segment (p, q) meets triangle (a, b, c)
-// with its end points on opposite sides of the triangle's plane by more
-// than round-off (1e-10 of the volume scale |ab×ac|·|pq|): a segment in or
-// nearly in the plane does not count, nor do touching end points.
+// with its end points on opposite sides of the triangle's plane, one of
+// them by more than round-off (1e-10 of the volume scale |ab×ac|·|pq|): a
+// segment in or nearly in the plane does not count, nor does one whose
+// end touches the plane from the side of the other end.
+//
+// An end within round-off of the plane but on the other side does count.
+// Found by the monkey (two-sheets seed 942 × 60 s, 2026-12-02): a vertex
+// lay 2·10⁻¹⁶ m above a face of the other layer, inside it, while its six
+// neighbours were 3–28 mm below. The oracle counted its six faces
+// crossing that face, for 1.7 s until a reset; untangling found nothing,
+// since both ends had to be 10⁻¹⁰ clear of the plane. The collision phase
+// held the vertex there: at so small a distance its pair's normal is the
+// face's (testVF), which pushed it away from its own sheet, and CCD
+// stopped the sheet pulling it back through. Counted, the crossing is a
+// contour round the vertex that untangling closes by moving it through.
 func segmentCrosses(p, q, a, b, c geom.Vec3) bool {
 	n := b.Sub(a).Cross(c.Sub(a))
 	eps := 1e-10 * n.Norm() * q.Sub(p).Norm()
 	dp, dq := p.Sub(a).Dot(n), q.Sub(a).Dot(n)
-	if !(dp > eps && dq < -eps || dp < -eps && dq > eps) {
+	if !(dp > 0 && dq < 0 || dp < 0 && dq > 0) || max(math.Abs(dp), math.Abs(dq)) <= eps {
 		return false
 	}
 	s1, s2, s3 := orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a)

@@ -296,3 +296,39 @@ func BenchmarkUntanglerFind(b *testing.B) {
 		})
 	}
 }
+
+// TestTouchingVertexThrough: a vertex 10⁻¹⁵ m above a face of another
+// layer, over its interior, with its six neighbours 1 cm below (the
+// monkey's two-sheets seed 942, where the collision phase held a vertex
+// 2·10⁻¹⁶ m on the far side of a face from its own sheet): its six faces
+// cross the face, as an exact test says, and steps along the contour
+// gradient take the vertex through to its sheet's side. The same vertex
+// touching from its sheet's side, neighbours above, crosses nothing.
+// Before, an end within 10⁻¹⁰ of the plane never counted, and Find saw
+// no crossing in either.
+func TestTouchingVertexThrough(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		z     float64 // the neighbours' height; the face is at z = 0
+		pairs int
+	}{{"neighbours below", -0.01, 6}, {"neighbours above", 0.01, 0}} {
+		x := []geom.Vec3{{X: -0.2, Y: -0.2}, {X: 0.3, Y: -0.2}, {X: 0, Y: 0.3}, {X: 0.01, Y: 0.02, Z: 1e-15}}
+		tris := [][3]int32{{0, 1, 2}}
+		for k := range 6 {
+			a := 2 * math.Pi * float64(k) / 6
+			x = append(x, geom.Vec3{X: 0.01 + 0.03*math.Cos(a), Y: 0.02 + 0.03*math.Sin(a), Z: tc.z})
+			tris = append(tris, [3]int32{3, int32(4 + k), int32(4 + (k+1)%6)})
+		}
+		if got := IntersectingPairs(x, tris); got != tc.pairs {
+			t.Fatalf("%s: %d crossing pairs, want %d", tc.name, got, tc.pairs)
+		}
+		if tc.pairs == 0 {
+			continue
+		}
+		n := descend(x, tris, 0.001, 50)
+		if got := IntersectingPairs(x, tris); got != 0 || !(x[3].Z < 0) {
+			t.Errorf("%s: after %d steps %d crossing pairs, the vertex at z = %g; want none, below the face", tc.name, n, got, x[3].Z)
+		}
+		t.Logf("%s: free after %d steps, the vertex at z = %.2g m", tc.name, n, x[3].Z)
+	}
+}
