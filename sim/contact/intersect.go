@@ -221,7 +221,7 @@ func orient(a, b, c, d geom.Vec3) float64 {
 // Found by the monkey (two-sheets seed 942 × 60 s, 2026-12-02): a vertex
 // lay 2·10⁻¹⁶ m above a face of the other layer, inside it, while its six
 // neighbours were 3–28 mm below. The oracle counted its six faces
-// crossing that face, for 1.7 s until a reset; untangling found nothing,
+// crossing that face for 1.2 s, until a reset; untangling found nothing,
 // since both ends had to be 10⁻¹⁰ clear of the plane. The collision phase
 // held the vertex there: at so small a distance its pair's normal is the
 // face's (testVF), which pushed it away from its own sheet, and CCD
