@@ -523,7 +523,7 @@ func cmdView(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func cmdMonkey(args []string, stdout, stderr io.Writer) int {
+func cmdMonkey(args []string, stdout, stderr io.Writer) (code int) {
 	fs := newFlagSet("monkey")
 	name := fs.String("scene", "all", "built-in scene `NAME`, scene FILE.json, or all (every built-in FEM scene)")
 	seconds := fs.Float64("seconds", 60, "simulated time `S` per run")
@@ -553,9 +553,9 @@ func cmdMonkey(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "monkey", exitRuntime, err)
 	}
-	defer func() {
+	defer func() { // a profile that cannot be written fails the command, as in run
 		if err := stop(); err != nil {
-			fmt.Fprintf(stderr, "drape monkey: %v\n", err)
+			code = max(code, fail(stderr, "monkey", exitRuntime, err))
 		}
 	}()
 	failed := 0
