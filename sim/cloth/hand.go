@@ -169,7 +169,7 @@ func (s *Sim) leash(tgt []geom.Vec3) {
 }
 
 // PinGap is how close two pins may come, as a share of their vertices'
-// distance in the material plane: a pin that is not scripted (fixed by
+// distance in the material plane (capped at pinGapEdges edges): a pin that is not scripted (fixed by
 // the scene, pinned or moved by a person) stops, or is carried along,
 // where a moving pin would come nearer than that (apart).
 //
@@ -206,12 +206,17 @@ const PinGap = 0.5
 // pin than the gap allows on its way out, and 45 vertices round them
 // stayed under the ground for good.
 func (s *Sim) apart(tgt []geom.Vec3) {
-	m := s.Mesh
 	s.carried = buf.Zeroed(s.carried, len(s.pins))
 	s.leaving = buf.Keep(s.leaving, len(s.pins))
+	by := false
 	for k, pk := range s.pins {
 		s.leaving[k] = pk.Path == nil && s.insideObstacle(pk.Target)
+		by = by || pk.Path == nil && !s.leaving[k]
 	}
+	if !by {
+		return // every pin is scripted or on its way out
+	}
+	s.pinEdges()
 	for range apartRounds {
 		moved := false
 		for k, pk := range s.pins {
@@ -230,7 +235,7 @@ func (s *Sim) apart(tgt []geom.Vec3) {
 					continue
 				}
 				now := pk.Target.Sub(pq.Target).Norm()
-				r := min(PinGap*math.Sqrt(m.Rest[pk.Vertex].Sub(m.Rest[pq.Vertex]).Norm2()), now)
+				r := min(s.pinGap(k, q), now)
 				if tgt[k].Sub(tgt[q]).Norm() >= r || now >= nearest {
 					continue
 				}
@@ -253,6 +258,71 @@ func (s *Sim) apart(tgt []geom.Vec3) {
 		if !moved {
 			break
 		}
+	}
+}
+
+// pinGapEdges caps the distance that apart keeps between two pins: the
+// gap is PinGap times their distance in the material plane, but at most
+// PinGap times pinGapEdges times the longer of the two pins' longest rest
+// edges (pinEdges). Two pins within two edges of each other in the
+// material keep the proportional gap, as the gathered rod's rings do; two
+// farther apart keep about an edge's length between them.
+//
+// Without the cap, pins far apart in the material kept half that
+// distance in space, so on a hanging curtain a pin held 1 m below the rod
+// (2 m of cloth from the rod's end) was "too near" the rod's end pin, and
+// when the scripted gather opened again the end pin carried it, and every
+// pin near that one, along the rod's direction by its own displacement,
+// step after step: the monkey's seed 942 on curtain-adaptive took three
+// pins held by hand 1.5 m past the rod's end, stretched the faces between
+// them and the rod 12–15 times and blew up at 209 m/s
+// (TestFarPinsNotCarried). The cloth between two distant pins folds to
+// let them meet, as a person folds a cloth to bring two corners together.
+const pinGapEdges = 2
+
+// pinGap returns the distance apart keeps between pins k and q.
+func (s *Sim) pinGap(k, q int) float64 {
+	m := s.Mesh
+	d := math.Sqrt(m.Rest[s.pins[k].Vertex].Sub(m.Rest[s.pins[q].Vertex]).Norm2())
+	return PinGap * min(d, pinGapEdges*max(s.pinEdge[k], s.pinEdge[q]))
+}
+
+// PinGaps returns, for the mesh and pins as they are now, the distance
+// that apart keeps between the pins on vertices a and b (0 when either is
+// not pinned).
+func (s *Sim) PinGaps() func(a, b int32) float64 {
+	s.pinEdges()
+	return func(a, b int32) float64 {
+		k, q := s.pinIndex(a), s.pinIndex(b)
+		if k < 0 || q < 0 {
+			return 0
+		}
+		return s.pinGap(k, q)
+	}
+}
+
+// pinEdges fills pinEdge with each pin's longest incident rest edge.
+func (s *Sim) pinEdges() {
+	m := s.Mesh
+	s.pinEdge = buf.Zeroed(s.pinEdge, len(s.pins))
+	s.leashPin = buf.Keep(s.leashPin, len(m.Pos))
+	for k, pn := range s.pins {
+		s.leashPin[pn.Vertex] = int32(k) + 1
+	}
+	for _, t := range m.Tris {
+		if t[0] < 0 {
+			continue
+		}
+		for i, v := range t {
+			if k := s.leashPin[v] - 1; k >= 0 {
+				for _, u := range [2]int32{t[(i+1)%3], t[(i+2)%3]} {
+					s.pinEdge[k] = max(s.pinEdge[k], math.Sqrt(m.Rest[v].Sub(m.Rest[u]).Norm2()))
+				}
+			}
+		}
+	}
+	for _, pn := range s.pins {
+		s.leashPin[pn.Vertex] = 0
 	}
 }
 

@@ -130,8 +130,9 @@ type Sim struct {
 	// hand on it (0: none; all 0 between calls), and the constraints.
 	leashPin   []int32
 	leashBalls []leashBall
-	carried    []bool // apart's scratch: per pin, carried along by another in this step
-	leaving    []bool // apart's scratch: per pin, inside an obstacle on its way out (pinsOutside)
+	carried    []bool    // apart's scratch: per pin, carried along by another in this step
+	leaving    []bool    // apart's scratch: per pin, inside an obstacle on its way out (pinsOutside)
+	pinEdge    []float64 // apart's scratch: per pin, its vertex's longest rest edge (pinEdges)
 	// carriedStretch's scratch: per vertex slot, within carryReach of the obstacle
 	nearObstacle []bool
 	drag         struct {

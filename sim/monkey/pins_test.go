@@ -43,8 +43,8 @@ func TestPinsKeepApart(t *testing.T) {
 		const squeeze = 0.5
 		last := map[[2]int32]float64{}
 		gap := func() {
-			m := s.Mesh
 			pins := s.Pins()
+			pinGap := s.PinGaps()
 			now := map[[2]int32]float64{}
 			for _, p := range pins {
 				if p.Path != nil {
@@ -57,7 +57,7 @@ func TestPinsKeepApart(t *testing.T) {
 					k := [2]int32{p.Vertex, q.Vertex}
 					d := p.Target.Sub(q.Target).Norm()
 					now[k] = d
-					rest := cloth.PinGap * math.Sqrt(m.Rest[p.Vertex].Sub(m.Rest[q.Vertex]).Norm2())
+					rest := pinGap(p.Vertex, q.Vertex)
 					if was, ok := last[k]; ok && d < squeeze*rest && d < was-1e-9 {
 						t.Fatalf("seed %d t=%.3f: pin %d came to %.3g m from pin %d (from %.3g; PinGap allows %.3g)", seed, s.Time, p.Vertex, d, q.Vertex, was, rest)
 					}
