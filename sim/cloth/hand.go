@@ -169,9 +169,10 @@ func (s *Sim) leash(tgt []geom.Vec3) {
 }
 
 // PinGap is how close two pins may come, as a share of their vertices'
-// distance in the material plane (capped at pinGapEdges edges): a pin that is not scripted (fixed by
-// the scene, pinned or moved by a person) stops, or is carried along,
-// where a moving pin would come nearer than that (apart).
+// distance in the material plane (capped at pinGapEdges edges): a pin
+// that is not scripted (fixed by the scene, pinned or moved by a person)
+// stops, or is carried along, where a moving pin would come nearer than
+// that (apart).
 //
 // The gathered curtain's top pins, dragged sideways by hand, were run
 // into by the scripted gather, whose pins passed through the held ones:
@@ -208,12 +209,12 @@ const PinGap = 0.5
 func (s *Sim) apart(tgt []geom.Vec3) {
 	s.carried = buf.Zeroed(s.carried, len(s.pins))
 	s.leaving = buf.Keep(s.leaving, len(s.pins))
-	by := false
+	held := false // a pin that apart may hold back or carry
 	for k, pk := range s.pins {
 		s.leaving[k] = pk.Path == nil && s.insideObstacle(pk.Target)
-		by = by || pk.Path == nil && !s.leaving[k]
+		held = held || pk.Path == nil && !s.leaving[k]
 	}
-	if !by {
+	if !held {
 		return // every pin is scripted or on its way out
 	}
 	s.pinEdges()

@@ -446,6 +446,6 @@ func TestFarPinsNotCarried(t *testing.T) {
 		}
 	}
 	if gap := s.PinGaps()(a, b); gap <= 0 || gap > 0.2 {
-		t.Errorf("gap between the corners %.3g m, want about two edges' half (0.1–0.2)", gap)
+		t.Errorf("gap between the corners %.3g m, want about one edge (0.1–0.2)", gap)
 	}
 }

@@ -86,13 +86,13 @@ var ParamTable = param.Table[Params]{
 		Default: 0.005, Min: 1e-6, Max: 0.1, SliderMin: 0.0002, SliderMax: 0.02, Log: true, Format: "%.4f",
 		Float: func(p *Params) *float64 { return &p.Dt }},
 	{Key: "tolerance", Label: "PCG tolerance", Doc: "PCG stops when the preconditioned residual falls below tolerance² times its start value", Group: "Solver",
-		// The slider stops at 1e-2 (decision, measured; docs/robustness.md
-		// "A loose solve"): at 0.08 the monkey's seed 943 on bunny blew
-		// up (379 m/s) 1.1 s after the slider was set, where 0.03 peaked
-		// at 13 m/s and 0.01 at 4 m/s; and the bunny drop was no faster
-		// loose (tolerance 1e-3 / 1e-2 / 3e-2: 20.1 / 18.3 / 17.0 ms a
-		// step; at 1e-1 the collision phase made it slower). A scene file
-		// may still ask for up to 0.5.
+		// The slider stops at 1e-2 (decision, measured; docs/robustness.md,
+		// the root-cause row of bunny seed 943): at 0.08 the monkey's seed
+		// 943 on bunny blew up (379 m/s) 1.1 s after the slider was set,
+		// where 0.03 peaked at 13 m/s and 0.01 at 4 m/s; and a loose solve
+		// saves little: the bunny drop took 20.1 / 18.3 / 17.0 ms a step
+		// at 1e-3 / 1e-2 / 3e-2, and 1570 ms at 1e-1 (the collision
+		// phase). A scene file may still ask for up to 0.5.
 		Default: 1e-3, Min: 1e-12, Max: 0.5, SliderMin: 1e-6, SliderMax: 1e-2, Log: true, Format: "%.1e",
 		Float: func(p *Params) *float64 { return &p.Tolerance }},
 	{Key: "max_iter", Label: "PCG iteration cap", Doc: "PCG iteration cap per step; a solve that stops at it far from converged is taken again as half steps (the failsafe), which the Stats panel counts", Group: "Solver",

@@ -127,7 +127,8 @@ type Sim struct {
 	// progress, in pins order; they replace Target when the step commits.
 	pinNext []geom.Vec3
 	// leash's scratch: per vertex slot, 1 + the index of the pin moved by
-	// hand on it (0: none; all 0 between calls), and the constraints.
+	// hand on it (0: none; all 0 between calls; pinEdges borrows it for
+	// every pin), and the constraints.
 	leashPin   []int32
 	leashBalls []leashBall
 	carried    []bool    // apart's scratch: per pin, carried along by another in this step
